@@ -1,0 +1,40 @@
+package org.tandembroker.core.config;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The broker file ({@code etc/broker.xml}), validated and sealed.
+ *
+ * @param sourceFile             the file it came from
+ * @param listeners              client listeners (at least one)
+ * @param advertisedClientAddress host:port that clients should use to reach this node (told to clients of
+ *                               other nodes by replicated stores); derived from the first plain listener when
+ *                               not configured
+ * @param usersFile              the users file (salted password hashes)
+ * @param anonymousEnabled       whether SASL ANONYMOUS is offered
+ * @param limits                 connection limits for the front end
+ * @param messageMemoryBudget    bytes of message bodies kept on the heap before bodies stay in the store only
+ * @param virtualHosts           the virtual hosts, each from its own file
+ * @param defaultVirtualHost     the virtual host a connection gets when its open.hostname names none
+ */
+public record BrokerConfig(Path sourceFile,
+                           List<ListenerConfig> listeners,
+                           String advertisedClientAddress,
+                           Path usersFile,
+                           boolean anonymousEnabled,
+                           ConnectionLimits limits,
+                           long messageMemoryBudget,
+                           List<VirtualHostConfig> virtualHosts,
+                           String defaultVirtualHost) {
+
+    public BrokerConfig {
+        listeners = List.copyOf(listeners);
+        virtualHosts = List.copyOf(virtualHosts);
+    }
+
+    public Optional<VirtualHostConfig> virtualHost(String name) {
+        return virtualHosts.stream().filter(v -> v.name().equals(name)).findFirst();
+    }
+}

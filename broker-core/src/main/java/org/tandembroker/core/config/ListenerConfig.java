@@ -1,0 +1,14 @@
+package org.tandembroker.core.config;
+
+import java.util.Optional;
+
+/**
+ * A client listener.
+ *
+ * @param name     "amqp" or "amqps" (or any name the operator chose)
+ * @param host     the address to bind, e.g. 0.0.0.0 or 127.0.0.1
+ * @param port     the port; 0 binds an ephemeral port (tests)
+ * @param tls      present for a TLS listener
+ */
+public record ListenerConfig(String name, String host, int port, Optional<TlsConfig> tls) {
+}

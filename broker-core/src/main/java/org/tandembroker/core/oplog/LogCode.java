@@ -1,0 +1,65 @@
+package org.tandembroker.core.oplog;
+
+import java.text.MessageFormat;
+
+/**
+ * The operational log's stable codes. Operators grep for these; never renumber or reword a code's meaning.
+ * The text after the code is a {@link MessageFormat} pattern.
+ */
+public enum LogCode {
+    BRK_1001("BRK-1001", "Startup : Tandem {0} on Java {1} ({2})"),
+    BRK_1002("BRK-1002", "Listening : {0}"),
+    BRK_1003("BRK-1003", "Shutting down"),
+    BRK_1004("BRK-1004", "Ready"),
+    BRK_1005("BRK-1005", "Stopped"),
+    BRK_1006("BRK-1006", "Configuration : {0}"),
+    BRK_1007("BRK-1007", "Startup failed : {0}"),
+
+    VHT_1001("VHT-1001", "Created : {0}"),
+    VHT_1002("VHT-1002", "Activated : {0}"),
+    VHT_1003("VHT-1003", "Passivated : {0} : {1}"),
+    VHT_1004("VHT-1004", "Stopped : {0}"),
+    VHT_1005("VHT-1005", "Queue created : {0} (durable={1})"),
+    VHT_1006("VHT-1006", "Queue deleted : {0}"),
+    VHT_1007("VHT-1007", "Message dead-lettered : queue {0} : message {1} : {2} -> {3}"),
+    VHT_1008("VHT-1008", "Publish refused : queue {0} : {1}"),
+
+    MST_1001("MST-1001", "Created : {0} store for {1} at {2}"),
+    MST_1003("MST-1003", "Closed : {0}"),
+    MST_1004("MST-1004", "Recovery Start : {0}"),
+    MST_1005("MST-1005", "Recovered {0} messages"),
+    MST_1006("MST-1006", "Recovery Complete"),
+    MST_1007("MST-1007", "Store Passivated"),
+    MST_1008("MST-1008", "Store write failed : {0}"),
+    MST_1009("MST-1009", "Store writable again : {0}"),
+
+    CON_1001("CON-1001", "Open : {0} : virtual host {1} : user {2}"),
+    CON_1002("CON-1002", "Close : {0}"),
+    CON_1003("CON-1003", "Refused : {0} : {1}"),
+    CON_1004("CON-1004", "Authentication failed : {0} : {1}"),
+    CON_1005("CON-1005", "Protocol error : {0} : {1}"),
+
+    HA_1001("HA-1001", "Role changed : {0} : node {1} is now {2}"),
+    HA_1002("HA-1002", "Designated primary : node {0} : {1}"),
+    HA_1003("HA-1003", "Environment restart : node {0} : {1}"),
+    HA_1004("HA-1004", "Rolled back : node {0} : {1}"),
+    HA_1005("HA-1005", "Quorum : node {0} : {1}"),
+    HA_1006("HA-1006", "Network restore : node {0} : {1}");
+
+    private final String code;
+    private final String pattern;
+
+    LogCode(String code, String pattern) {
+        this.code = code;
+        this.pattern = pattern;
+    }
+
+    public String code() {
+        return code;
+    }
+
+    /** The full line: {@code CODE : text}. */
+    public String format(Object... args) {
+        return code + " : " + new MessageFormat(pattern, java.util.Locale.ROOT).format(args);
+    }
+}

@@ -1,0 +1,47 @@
+package org.tandembroker.core.store;
+
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The durable memory of one virtual host: configuration records (exchanges, queues, bindings), messages
+ * (metadata and content) and queue entries.
+ *
+ * <p><b>Threads.</b> Every method may be called from any thread and never blocks on disk or on the network:
+ * work that touches the disk runs on the store's own threads and completes a future. In particular
+ * {@link StoreTransaction#commit()} returns at once; its future completes when the data is durable per the
+ * store's policy (for a replicated store, including the replica acknowledgements its policy demands).
+ *
+ * <p><b>Life cycle.</b> {@link #start(StoreRoleListener)} opens the store. A store then tells its listener when
+ * this node may serve clients ({@link StoreRoleListener#becameActive()}) and when it may not
+ * ({@link StoreRoleListener#becamePassive}). A standalone store becomes active once, straight after start. A
+ * replicated store becomes active when its node is elected or designated master and passive when it loses that
+ * role. {@link #recover(RecoveryHandler)} is only valid while active. {@link #close()} ends everything.
+ */
+public interface MessageStore extends AutoCloseable {
+
+    /** Opens the store and begins reporting its role to {@code listener}. Called once. */
+    void start(StoreRoleListener listener);
+
+    /**
+     * Replays every durable record into {@code handler}, on the calling thread (the virtual host's
+     * activation thread, never a network thread): configuration records first, then message metadata,
+     * then queue entries. Also positions {@link #nextMessageId()} above every recovered message id.
+     */
+    void recover(RecoveryHandler handler);
+
+    /** A new, empty transaction. Cheap: it only collects operations until {@link StoreTransaction#commit()}. */
+    StoreTransaction newTransaction();
+
+    /** Reads back a stored message's content (for messages whose body was not kept on the heap). */
+    CompletableFuture<byte[]> loadContent(long messageId);
+
+    /** A fresh, unique, monotonically increasing message id. */
+    long nextMessageId();
+
+    /** What the store knows of its own state, for logs and management (never null). */
+    StoreStatus status();
+
+    /** Closes the store; pending commits fail. Idempotent. */
+    @Override
+    void close();
+}

@@ -1,0 +1,46 @@
+package org.tandembroker.core.vhost;
+
+import java.util.concurrent.CompletableFuture;
+import org.tandembroker.core.queue.ConsumerTarget;
+import org.tandembroker.core.queue.Subscription;
+import org.tandembroker.core.queue.SubscriptionOptions;
+import org.tandembroker.core.txn.LocalTransaction;
+
+/**
+ * A virtual host as a protocol front end sees it. Every method may be called from a network thread and never
+ * blocks: anything that needs the store returns a future.
+ *
+ * <h2>Addresses</h2>
+ * <ul>
+ *   <li>{@code name} of a queue: publish to and consume from that queue (created if unknown and auto-create is
+ *   on; otherwise {@code NOT_FOUND}).</li>
+ *   <li>{@code name} of an exchange: publish with the message's subject as routing key; consume through a
+ *   private temporary queue bound with key {@code #} (topic), {@code ""} (direct) or none (fanout).</li>
+ *   <li>{@code exchange/key}: publish with routing key {@code key}; consume through a private queue bound with
+ *   binding key {@code key}.</li>
+ * </ul>
+ */
+public interface VirtualHost {
+
+    String name();
+
+    VirtualHostState state();
+
+    /** Admits a new client connection, or refuses it (e.g. this node is a replica: redirect to the master). */
+    Admission admit(ClientConnection connection);
+
+    /** Resolves a publishing link's target address. Fails with NOT_FOUND or NOT_ACTIVE. */
+    CompletableFuture<Destination> resolveDestination(String address);
+
+    /** Attaches a consumer to the queue an address denotes (see the class comment). */
+    CompletableFuture<Subscription> subscribe(String address, ConsumerTarget target, SubscriptionOptions options);
+
+    /**
+     * Creates a temporary queue owned by {@code owner}, deleted when that connection deregisters.
+     * Completes with the queue's address.
+     */
+    CompletableFuture<String> createTemporaryQueue(ClientConnection owner);
+
+    /** Starts a local transaction (AMQP coordinator declare). */
+    LocalTransaction beginTransaction();
+}
