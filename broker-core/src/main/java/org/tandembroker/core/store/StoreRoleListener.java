@@ -1,16 +1,19 @@
 package org.tandembroker.core.store;
 
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * How a store tells its virtual host whether this node may serve clients. Calls arrive on a store thread
- * (never JE's own listener thread, never a network thread), one at a time, and may block while the virtual
- * host recovers or passivates.
+ * (never JE's own listener thread, never a network thread), one at a time. They return at once: the virtual host
+ * recovers or passivates on its own thread and completes the returned future when done, so a store that must
+ * wait (e.g. for every client transaction to end before restarting its environment) can, and one that need not
+ * can ignore it.
  */
 public interface StoreRoleListener {
 
     /** This node now owns the store for writing: recover and serve clients. */
-    void becameActive();
+    CompletableFuture<Void> becameActive();
 
     /**
      * This node may no longer write: close client connections and stop serving.
@@ -19,5 +22,5 @@ public interface StoreRoleListener {
      *                                client listener), when known
      * @param reason                  one line for the operational log
      */
-    void becamePassive(Optional<String> activeNodeClientAddress, String reason);
+    CompletableFuture<Void> becamePassive(Optional<String> activeNodeClientAddress, String reason);
 }

@@ -1,0 +1,248 @@
+package org.tandembroker.core.daemon;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.ServiceLoader;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.tandembroker.core.config.BrokerConfig;
+import org.tandembroker.core.config.ConfigException;
+import org.tandembroker.core.config.ListenerConfig;
+import org.tandembroker.core.config.VirtualHostConfig;
+import org.tandembroker.core.exec.NamedThreadFactory;
+import org.tandembroker.core.frontend.FrontEndContext;
+import org.tandembroker.core.frontend.ProtocolFrontEnd;
+import org.tandembroker.core.frontend.ProtocolFrontEndFactory;
+import org.tandembroker.core.message.ContentBudget;
+import org.tandembroker.core.oplog.LogCode;
+import org.tandembroker.core.oplog.OperationalLog;
+import org.tandembroker.core.security.Authenticator;
+import org.tandembroker.core.security.FileAuthenticator;
+import org.tandembroker.core.store.MessageStore;
+import org.tandembroker.core.store.MessageStoreFactory;
+import org.tandembroker.core.store.StoreContext;
+import org.tandembroker.core.vhost.VirtualHostImpl;
+import org.tandembroker.core.vhost.VirtualHostRegistryImpl;
+
+/**
+ * A running broker: virtual hosts with their stores, and the protocol front ends, found with
+ * {@link ServiceLoader}. Usable embedded (tests) and from {@link BrokerMain}.
+ *
+ * <p>Start-up and {@link #close()} run on the caller's thread; everything else runs on the threads the parts own.
+ */
+public final class Broker implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(Broker.class);
+    /** How long start-up waits for each virtual host's store to say whether this node is active. */
+    private static final Duration ROLE_WAIT = Duration.ofMinutes(10);
+
+    private final BrokerConfig config;
+    private final OperationalLog operationalLog;
+    private final ExecutorService queuePool;
+    private final ScheduledExecutorService housekeeping;
+    private final VirtualHostRegistryImpl virtualHosts;
+    private final List<ProtocolFrontEnd> frontEnds = new ArrayList<>();
+    private final List<String> boundAddresses = new ArrayList<>();
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    private Broker(BrokerConfig config, OperationalLog operationalLog, ExecutorService queuePool,
+                   ScheduledExecutorService housekeeping, VirtualHostRegistryImpl virtualHosts) {
+        this.config = config;
+        this.operationalLog = operationalLog;
+        this.queuePool = queuePool;
+        this.housekeeping = housekeeping;
+        this.virtualHosts = virtualHosts;
+    }
+
+    /** Starts a broker and returns when it is ready (virtual hosts decided, listeners bound). */
+    public static Broker start(BrokerConfig config, Path workDirectory) throws Exception {
+        return start(config, workDirectory, new OperationalLog());
+    }
+
+    public static Broker start(BrokerConfig config, Path workDirectory, OperationalLog operationalLog)
+            throws Exception {
+        operationalLog.log(LogCode.BRK_1001, version(), System.getProperty("java.version"),
+                "pid " + ProcessHandle.current().pid());
+        operationalLog.log(LogCode.BRK_1006, config.sourceFile());
+        Authenticator authenticator = FileAuthenticator.fromConfig(config);
+        Map<String, MessageStoreFactory> storeFactories = storeFactories();
+        int workers = Math.max(2, Runtime.getRuntime().availableProcessors());
+        ExecutorService queuePool = Executors.newFixedThreadPool(workers, new NamedThreadFactory("queue-worker", true));
+        ScheduledExecutorService housekeeping =
+                Executors.newSingleThreadScheduledExecutor(new NamedThreadFactory("housekeeping", true));
+        ContentBudget contentBudget = new ContentBudget(config.messageMemoryBudget());
+
+        Map<String, VirtualHostImpl> hosts = new LinkedHashMap<>();
+        for (VirtualHostConfig vhc : config.virtualHosts()) {
+            StoreContext context = new StoreContext(vhc.name(), workDirectory, config.advertisedClientAddress(),
+                    operationalLog);
+            MessageStoreFactory factory = storeFactories.get(vhc.store().type());
+            if (factory == null) {
+                throw ConfigException.invalidValue(vhc.sourceFile(), "store@type", vhc.store().type(),
+                        String.join(", ", new TreeSet<>(storeFactories.keySet())));
+            }
+            MessageStore first = factory.create(vhc.store(), context);
+            hosts.put(vhc.name(), new VirtualHostImpl(vhc, new StoreSupplier(first, factory, vhc, context),
+                    operationalLog, contentBudget, queuePool, housekeeping));
+        }
+        Set<String> ownNames = new java.util.HashSet<>();
+        String advertisedHost = hostOf(config.advertisedClientAddress());
+        if (advertisedHost != null) {
+            ownNames.add(advertisedHost);
+        }
+        for (ListenerConfig listener : config.listeners()) {
+            ownNames.add(listener.host());
+        }
+        VirtualHostRegistryImpl registry =
+                new VirtualHostRegistryImpl(hosts, config.defaultVirtualHost(), ownNames);
+        Broker broker = new Broker(config, operationalLog, queuePool, housekeeping, registry);
+        try {
+            broker.startVirtualHosts();
+            broker.startFrontEnds(new FrontEndContext(config, config.sourceFile().toAbsolutePath().getParent(),
+                    registry, authenticator, operationalLog));
+        } catch (Exception | Error e) {
+            operationalLog.log(LogCode.BRK_1007, String.valueOf(e.getMessage()));
+            broker.close();
+            throw e;
+        }
+        operationalLog.log(LogCode.BRK_1004);
+        return broker;
+    }
+
+    private static String hostOf(String hostPort) {
+        if (hostPort == null) {
+            return null;
+        }
+        int colon = hostPort.lastIndexOf(':');
+        return colon > 0 ? hostPort.substring(0, colon) : hostPort;
+    }
+
+    private static Map<String, MessageStoreFactory> storeFactories() {
+        Map<String, MessageStoreFactory> factories = new LinkedHashMap<>();
+        for (MessageStoreFactory factory : ServiceLoader.load(MessageStoreFactory.class)) {
+            factories.put(factory.type(), factory);
+        }
+        return factories;
+    }
+
+    /** The first store was created (and its settings validated) at start-up; re-activation creates a new one. */
+    private static final class StoreSupplier implements java.util.function.Supplier<MessageStore> {
+        private MessageStore first;
+        private final MessageStoreFactory factory;
+        private final VirtualHostConfig vhc;
+        private final StoreContext context;
+
+        StoreSupplier(MessageStore first, MessageStoreFactory factory, VirtualHostConfig vhc, StoreContext context) {
+            this.first = first;
+            this.factory = factory;
+            this.vhc = vhc;
+            this.context = context;
+        }
+
+        @Override
+        public synchronized MessageStore get() {
+            if (first != null) {
+                MessageStore store = first;
+                first = null;
+                return store;
+            }
+            try {
+                return factory.create(vhc.store(), context);
+            } catch (ConfigException e) {
+                throw new IllegalStateException(e.getMessage(), e);
+            }
+        }
+    }
+
+    private void startVirtualHosts() throws Exception {
+        for (VirtualHostImpl host : virtualHosts.all()) {
+            host.start();
+        }
+        for (VirtualHostImpl host : virtualHosts.all()) {
+            try {
+                host.firstRoleDecided().get(ROLE_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+            } catch (TimeoutException e) {
+                LOG.warn("Virtual host '{}' has not become active or passive within {}; continuing start-up",
+                        host.name(), ROLE_WAIT);
+            }
+        }
+    }
+
+    private void startFrontEnds(FrontEndContext context) throws Exception {
+        for (ProtocolFrontEndFactory factory : ServiceLoader.load(ProtocolFrontEndFactory.class)) {
+            ProtocolFrontEnd frontEnd = factory.create(context);
+            frontEnds.add(frontEnd);
+            frontEnd.start();
+            for (String address : frontEnd.boundAddresses()) {
+                boundAddresses.add(address);
+                operationalLog.log(LogCode.BRK_1002, address);
+            }
+        }
+        if (frontEnds.isEmpty()) {
+            LOG.warn("No protocol front end on the class path: clients cannot connect");
+        }
+    }
+
+    public BrokerConfig config() {
+        return config;
+    }
+
+    public List<String> boundAddresses() {
+        return List.copyOf(boundAddresses);
+    }
+
+    public VirtualHostRegistryImpl virtualHosts() {
+        return virtualHosts;
+    }
+
+    public VirtualHostImpl virtualHost(String name) {
+        return virtualHosts.all().stream().filter(h -> h.name().equals(name)).findFirst()
+                .orElseThrow(() -> new IllegalArgumentException("no virtual host " + name));
+    }
+
+    public OperationalLog operationalLog() {
+        return operationalLog;
+    }
+
+    /** Stops accepting, closes connections, closes the stores. Idempotent. */
+    @Override
+    public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        operationalLog.log(LogCode.BRK_1003);
+        for (ProtocolFrontEnd frontEnd : frontEnds) {
+            try {
+                frontEnd.close();
+            } catch (RuntimeException e) {
+                LOG.warn("Closing a front end failed", e);
+            }
+        }
+        for (VirtualHostImpl host : virtualHosts.all()) {
+            try {
+                host.stop().get(60, TimeUnit.SECONDS);
+            } catch (Exception e) {
+                LOG.warn("Stopping virtual host '{}' failed", host.name(), e);
+            }
+        }
+        housekeeping.shutdownNow();
+        queuePool.shutdown();
+        operationalLog.log(LogCode.BRK_1005);
+    }
+
+    static String version() {
+        String v = Broker.class.getPackage().getImplementationVersion();
+        return v != null ? v : "0.1.0-SNAPSHOT";
+    }
+}

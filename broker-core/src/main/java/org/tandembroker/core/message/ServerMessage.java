@@ -1,0 +1,86 @@
+package org.tandembroker.core.message;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.LongFunction;
+
+/**
+ * A message held by the broker: its id, metadata, and its content when the content is on the heap.
+ *
+ * <p>Shared by every queue the message was routed to, so its mutable parts are thread-safe: the content
+ * reference is volatile (set to null when the body is evicted to the store, see {@link ContentBudget}) and
+ * {@link #references} counts the queue entries that still hold the message (the stored record and
+ * the content go when it reaches zero).
+ */
+public final class ServerMessage {
+    private final long id;
+    private final MessageMetadata metadata;
+    private final boolean stored;
+    private final AtomicInteger references = new AtomicInteger();
+    private volatile byte[] content;
+    private volatile ContentBudget budget;
+
+    public ServerMessage(long id, MessageMetadata metadata, byte[] content, boolean stored) {
+        this.id = id;
+        this.metadata = metadata;
+        this.content = content;
+        this.stored = stored;
+    }
+
+    public long id() {
+        return id;
+    }
+
+    public MessageMetadata metadata() {
+        return metadata;
+    }
+
+    /** Whether the message is (or is being) written to the store. */
+    public boolean isStored() {
+        return stored;
+    }
+
+    public AtomicInteger references() {
+        return references;
+    }
+
+    /** The content if it is on the heap; otherwise loads it with {@code loader} (the store's async read). */
+    public CompletableFuture<byte[]> content(LongFunction<CompletableFuture<byte[]>> loader) {
+        byte[] onHeap = content;
+        if (onHeap != null) {
+            return CompletableFuture.completedFuture(onHeap);
+        }
+        return loader.apply(id);
+    }
+
+    public boolean hasContentOnHeap() {
+        return content != null;
+    }
+
+    /**
+     * Accounts the content against {@code contentBudget}; a stored message whose content does not fit is evicted
+     * (it stays readable from the store).
+     */
+    public void retainWithin(ContentBudget contentBudget) {
+        byte[] onHeap = content;
+        if (onHeap == null) {
+            return;
+        }
+        if (contentBudget.tryRetain(onHeap.length, !stored)) {
+            budget = contentBudget;
+        } else {
+            content = null;
+        }
+    }
+
+    /** The message left the broker: its content no longer counts against the budget. */
+    public void releaseContent() {
+        ContentBudget b = budget;
+        byte[] onHeap = content;
+        if (b != null && onHeap != null) {
+            budget = null;
+            b.release(onHeap.length);
+        }
+        content = null;
+    }
+}

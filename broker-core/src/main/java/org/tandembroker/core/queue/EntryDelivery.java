@@ -1,0 +1,83 @@
+package org.tandembroker.core.queue;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.tandembroker.core.message.MessageMetadata;
+import org.tandembroker.core.txn.LocalTransaction;
+
+/**
+ * A queue entry handed to a consumer. Immutable apart from the settled flag; settling hands the work to the
+ * queue's executor, which ignores settlements of entries no longer owned by this consumer.
+ */
+final class EntryDelivery implements Delivery {
+    private final BrokerQueue queue;
+    private final QueueEntry entry;
+    private final QueueConsumer consumer;
+    private final byte[] content;
+    private final int deliveryCount;
+    private final AtomicBoolean settled = new AtomicBoolean();
+
+    EntryDelivery(BrokerQueue queue, QueueEntry entry, QueueConsumer consumer, byte[] content, int deliveryCount) {
+        this.queue = queue;
+        this.entry = entry;
+        this.consumer = consumer;
+        this.content = content;
+        this.deliveryCount = deliveryCount;
+    }
+
+    @Override
+    public long messageId() {
+        return entry.message.id();
+    }
+
+    @Override
+    public MessageMetadata metadata() {
+        return entry.message.metadata();
+    }
+
+    @Override
+    public byte[] content() {
+        return content;
+    }
+
+    @Override
+    public int deliveryCount() {
+        return deliveryCount;
+    }
+
+    @Override
+    public CompletableFuture<Void> accept(LocalTransaction transaction) {
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        if (consumer.preSettled || !settled.compareAndSet(false, true)) {
+            done.complete(null);
+            return done;
+        }
+        if (transaction == null) {
+            queue.executor().execute(() -> queue.accepted(entry, consumer, done));
+        } else {
+            queue.executor().execute(() -> queue.acceptedInTransaction(entry, consumer, transaction, done));
+        }
+        return done;
+    }
+
+    @Override
+    public void release() {
+        if (!consumer.preSettled && settled.compareAndSet(false, true)) {
+            queue.executor().execute(() -> queue.returnEntry(entry, consumer, false, false));
+        }
+    }
+
+    @Override
+    public void modified(boolean deliveryFailed, boolean undeliverableHere) {
+        if (!consumer.preSettled && settled.compareAndSet(false, true)) {
+            queue.executor().execute(() -> queue.returnEntry(entry, consumer, deliveryFailed, undeliverableHere));
+        }
+    }
+
+    @Override
+    public void reject() {
+        if (!consumer.preSettled && settled.compareAndSet(false, true)) {
+            queue.executor().execute(() -> queue.rejected(entry, consumer));
+        }
+    }
+}

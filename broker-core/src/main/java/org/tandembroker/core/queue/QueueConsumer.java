@@ -1,0 +1,65 @@
+package org.tandembroker.core.queue;
+
+import java.util.ArrayDeque;
+import java.util.LinkedHashSet;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * A consumer's state on its queue. Owned by the queue's executor; the public methods of {@link Subscription}
+ * hand their work to that executor.
+ */
+final class QueueConsumer implements Subscription {
+    final BrokerQueue queue;
+    final ConsumerTarget target;
+    final boolean preSettled;
+    int credit;
+    boolean drainRequested;
+    boolean closed;
+    /** Acquired by this consumer, delivered or on their way, not settled. */
+    final Set<QueueEntry> unsettled = new LinkedHashSet<>();
+    /** Acquired entries waiting for their content, in delivery order. */
+    final ArrayDeque<Outgoing> outbox = new ArrayDeque<>();
+
+    record Outgoing(QueueEntry entry, CompletableFuture<byte[]> content) {
+    }
+
+    QueueConsumer(BrokerQueue queue, ConsumerTarget target, boolean preSettled) {
+        this.queue = queue;
+        this.target = target;
+        this.preSettled = preSettled;
+    }
+
+    @Override
+    public String queueName() {
+        return queue.name();
+    }
+
+    @Override
+    public void addCredit(int moreCredit) {
+        if (moreCredit <= 0) {
+            return;
+        }
+        queue.executor().execute(() -> {
+            if (!closed) {
+                credit += moreCredit;
+                queue.dispatch();
+            }
+        });
+    }
+
+    @Override
+    public void drain() {
+        queue.executor().execute(() -> {
+            if (!closed) {
+                drainRequested = true;
+                queue.dispatch();
+            }
+        });
+    }
+
+    @Override
+    public void close() {
+        queue.executor().execute(() -> queue.removeConsumer(this));
+    }
+}

@@ -1,0 +1,51 @@
+package org.tandembroker.core.vhost;
+
+import java.util.Locale;
+import java.util.Map;
+import java.util.UUID;
+import org.tandembroker.core.config.ExchangeConfig;
+import org.tandembroker.core.config.QueueConfig;
+import org.tandembroker.core.exchange.Binding;
+import org.tandembroker.core.exchange.ExchangeType;
+import org.tandembroker.core.store.ConfigRecord;
+
+/** Converts queues, exchanges and bindings to and from the store's generic configuration records. */
+final class ConfigRecords {
+    private ConfigRecords() {
+    }
+
+    static ConfigRecord queueRecord(UUID id, QueueConfig qc) {
+        Map<String, String> attributes = new java.util.HashMap<>();
+        attributes.put("name", qc.name());
+        attributes.put("maxDepthMessages", Long.toString(qc.maxDepthMessages()));
+        attributes.put("maxDepthBytes", Long.toString(qc.maxDepthBytes()));
+        attributes.put("messageTtlMillis", Long.toString(qc.messageTtlMillis()));
+        attributes.put("maxDeliveries", Integer.toString(qc.maxDeliveries()));
+        if (qc.deadLetterQueue() != null) {
+            attributes.put("deadLetterQueue", qc.deadLetterQueue());
+        }
+        return new ConfigRecord(id, ConfigRecord.QUEUE, attributes);
+    }
+
+    static QueueConfig toQueueConfig(ConfigRecord r) {
+        Map<String, String> a = r.attributes();
+        return new QueueConfig(a.get("name"), true, Long.parseLong(a.getOrDefault("maxDepthMessages", "0")),
+                Long.parseLong(a.getOrDefault("maxDepthBytes", "0")),
+                Long.parseLong(a.getOrDefault("messageTtlMillis", "0")),
+                Integer.parseInt(a.getOrDefault("maxDeliveries", "0")), a.get("deadLetterQueue"));
+    }
+
+    static ConfigRecord exchangeRecord(UUID id, ExchangeConfig ec) {
+        return new ConfigRecord(id, ConfigRecord.EXCHANGE, Map.of("name", ec.name(), "type", ec.type().name()));
+    }
+
+    static ExchangeConfig toExchangeConfig(ConfigRecord r) {
+        return new ExchangeConfig(r.attributes().get("name"),
+                ExchangeType.valueOf(r.attributes().get("type").toUpperCase(Locale.ROOT)), true);
+    }
+
+    static ConfigRecord bindingRecord(Binding b) {
+        return new ConfigRecord(b.id(), ConfigRecord.BINDING,
+                Map.of("exchange", b.exchangeName(), "queue", b.queue().id().toString(), "key", b.bindingKey()));
+    }
+}
