@@ -20,6 +20,10 @@ public record MessageMetadata(String to, String subject, boolean persistent, int
         return expiresAtMillis != 0 && nowMillis >= expiresAtMillis;
     }
 
+    public MessageMetadata withArrival(long newArrivalMillis) {
+        return new MessageMetadata(to, subject, persistent, priority, expiresAtMillis, newArrivalMillis, contentSize);
+    }
+
     public MessageMetadata withExpiry(long newExpiresAtMillis) {
         return new MessageMetadata(to, subject, persistent, priority, newExpiresAtMillis, arrivalMillis, contentSize);
     }
