@@ -1,0 +1,332 @@
+package org.tandembroker.core.config;
+
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Loads and validates the broker file ({@code etc/broker.xml}) and the virtual host files it names.
+ *
+ * <h2>Format</h2>
+ * <pre>{@code
+ * <broker>
+ *   <listeners advertisedAddress="host:port">               <!-- required; advertisedAddress optional -->
+ *     <listener name="amqp" host="0.0.0.0" port="5672"/>     <!-- at least one -->
+ *     <listener name="amqps" host="0.0.0.0" port="5671">
+ *       <tls keyStore="broker.p12" keyStoreType="PKCS12" keyStorePassword="changeit"/>
+ *     </listener>
+ *   </listeners>
+ *   <security usersFile="users" anonymous="false"/>          <!-- optional -->
+ *   <limits maxFrameSize="256KiB" maxMessageSize="100MiB" idleTimeout="60s"
+ *           maxConnections="10000" linkCredit="500"/>        <!-- optional -->
+ *   <memory messageBudget="128MiB"/>                         <!-- optional -->
+ *   <virtualHosts default="default">                         <!-- required -->
+ *     <virtualHost name="default" file="vhosts/default.xml"/> <!-- at least one -->
+ *   </virtualHosts>
+ * </broker>
+ * }</pre>
+ * <table>
+ *   <caption>Elements and attributes</caption>
+ *   <tr><th>Attribute</th><th>Allowed</th><th>Default</th></tr>
+ *   <tr><td>listeners@advertisedAddress</td><td>{@code host:port} ({@code [v6]:port} for IPv6), port 1-65535
+ *       </td><td>the first listener without TLS (else the first listener); a wildcard host (0.0.0.0, ::) is
+ *       replaced by this machine's host name</td></tr>
+ *   <tr><td>listener@name</td><td>unique name</td><td>required</td></tr>
+ *   <tr><td>listener@host</td><td>address to bind</td><td>0.0.0.0</td></tr>
+ *   <tr><td>listener@port</td><td>0-65535, 0 = ephemeral (tests); host:port unique</td><td>required</td></tr>
+ *   <tr><td>tls@keyStore</td><td>an existing file</td><td>required</td></tr>
+ *   <tr><td>tls@keyStoreType</td><td>PKCS12, JKS</td><td>PKCS12</td></tr>
+ *   <tr><td>tls@keyStorePassword</td><td>text</td><td>required</td></tr>
+ *   <tr><td>security@usersFile</td><td>an existing file</td><td>users</td></tr>
+ *   <tr><td>security@anonymous</td><td>true, false</td><td>false</td></tr>
+ *   <tr><td>limits@maxFrameSize</td><td>512 B to 2 GiB - 1</td><td>256KiB</td></tr>
+ *   <tr><td>limits@maxMessageSize</td><td>&gt;= 1 B</td><td>100MiB</td></tr>
+ *   <tr><td>limits@idleTimeout</td><td>0 (none) or a duration</td><td>60s</td></tr>
+ *   <tr><td>limits@maxConnections</td><td>&gt;= 1</td><td>10000</td></tr>
+ *   <tr><td>limits@linkCredit</td><td>&gt;= 1</td><td>500</td></tr>
+ *   <tr><td>memory@messageBudget</td><td>&gt;= 0 B</td><td>128MiB</td></tr>
+ *   <tr><td>virtualHosts@default</td><td>a declared virtual host</td><td>the only virtual host, if there is
+ *       one; required when there are several</td></tr>
+ *   <tr><td>virtualHost@name</td><td>unique, equal to the name in its file</td><td>required</td></tr>
+ *   <tr><td>virtualHost@file</td><td>a virtual host file (see {@link VirtualHostConfigLoader})</td>
+ *       <td>required</td></tr>
+ * </table>
+ * Relative paths (usersFile, keyStore, virtual host files) resolve against the broker file's directory. Sizes
+ * are {@link Units#BYTES_FORMAT}; durations {@link Units#DURATION_FORMAT}.
+ *
+ * <h2>Overrides</h2>
+ * {@link #load(Path, Map)} accepts a few values from outside the file (tests, the launcher's {@code --port}):
+ * {@code listeners.<name>.port} and {@code listeners.<name>.host}. They are validated like the file's values.
+ * A listener with port 0 is advertised with port 0 unless advertisedAddress is set: whoever binds it knows the
+ * real port.
+ */
+public final class BrokerConfigLoader {
+
+    /** Bytes of message bodies kept on the heap when {@code <memory messageBudget>} is not set. */
+    public static final long DEFAULT_MESSAGE_BUDGET = 128L * 1024 * 1024;
+    public static final String DEFAULT_USERS_FILE = "users";
+
+    private static final int MIN_FRAME_SIZE = 512; // AMQP 1.0 MIN-MAX-FRAME-SIZE
+    private static final Pattern OVERRIDE = Pattern.compile("listeners\\.(.+)\\.(port|host)");
+    private static final String OVERRIDE_KEYS = "listeners.<name>.port, listeners.<name>.host";
+    private static final Pattern HOST_PORT = Pattern.compile("(\\[[0-9A-Fa-f:.%\\w]+]|[^\\s:\\[\\]/]+):(\\d{1,5})");
+    private static final String HOST_PORT_RULE = "host:port or [ipv6]:port with port 1-65535";
+    private static final String PORT_RULE = "an integer from 0 to 65535 (0 = ephemeral)";
+
+    private BrokerConfigLoader() {
+    }
+
+    public static BrokerConfig load(Path brokerXml) throws ConfigException {
+        return load(brokerXml, Map.of());
+    }
+
+    /**
+     * Loads {@code brokerXml} with some values replaced (see the class comment).
+     *
+     * @throws ConfigException if the file, an override or a virtual host file is invalid
+     */
+    public static BrokerConfig load(Path brokerXml, Map<String, String> overrides) throws ConfigException {
+        Path file = brokerXml.toAbsolutePath().normalize();
+        Path base = file.getParent();
+        Map<String, Map<String, String>> listenerOverrides = parseOverrides(file, overrides);
+
+        ConfigElement root = ConfigElement.parseRoot(file, "broker");
+        root.checkStructure(List.of(), List.of("listeners", "security", "limits", "memory", "virtualHosts"));
+
+        ConfigElement listenersElement = root.requiredChild("listeners", "<listeners> with one <listener> or more");
+        List<ListenerConfig> listeners = listeners(listenersElement, base, listenerOverrides);
+        String advertised = advertisedAddress(listenersElement, listeners);
+
+        Optional<ConfigElement> security = root.optionalChild("security");
+        Path usersFile = base.resolve(DEFAULT_USERS_FILE);
+        boolean anonymous = false;
+        if (security.isPresent()) {
+            security.get().checkStructure(List.of("usersFile", "anonymous"), List.of());
+            usersFile = existingFile(security.get(), "usersFile", base, DEFAULT_USERS_FILE,
+                    "a readable users file (create one with bin/tandem-passwd)");
+            anonymous = security.get().bool("anonymous", false);
+        } else if (!Files.isReadable(usersFile)) {
+            throw ConfigException.invalidValue(file, "security@usersFile", usersFile.toString(),
+                    "a readable users file (create one with bin/tandem-passwd)");
+        }
+
+        ConnectionLimits limits = limits(root.optionalChild("limits"));
+
+        long messageBudget = DEFAULT_MESSAGE_BUDGET;
+        Optional<ConfigElement> memory = root.optionalChild("memory");
+        if (memory.isPresent()) {
+            memory.get().checkStructure(List.of("messageBudget"), List.of());
+            messageBudget = memory.get().bytes("messageBudget", 0, Long.MAX_VALUE, DEFAULT_MESSAGE_BUDGET);
+        }
+
+        ConfigElement hostsElement = root.requiredChild("virtualHosts",
+                "<virtualHosts> with one <virtualHost name=\"...\" file=\"...\"/> or more");
+        List<VirtualHostConfig> virtualHosts = virtualHosts(hostsElement, base);
+        String defaultHost = defaultVirtualHost(hostsElement, virtualHosts);
+
+        return new BrokerConfig(file, listeners, advertised, usersFile, anonymous, limits, messageBudget,
+                virtualHosts, defaultHost);
+    }
+
+    private static Map<String, Map<String, String>> parseOverrides(Path file, Map<String, String> overrides)
+            throws ConfigException {
+        Map<String, Map<String, String>> byListener = new HashMap<>();
+        for (Map.Entry<String, String> entry : new TreeMap<>(overrides).entrySet()) {
+            Matcher m = OVERRIDE.matcher(entry.getKey());
+            if (!m.matches()) {
+                throw new ConfigException(file + ": override '" + entry.getKey() + "' is not supported; allowed: "
+                        + OVERRIDE_KEYS);
+            }
+            byListener.computeIfAbsent(m.group(1), k -> new HashMap<>()).put(m.group(2), entry.getValue());
+        }
+        return byListener;
+    }
+
+    private static List<ListenerConfig> listeners(ConfigElement element, Path base,
+                                                  Map<String, Map<String, String>> overrides)
+            throws ConfigException {
+        element.checkStructure(List.of("advertisedAddress"), List.of("listener"));
+        List<ConfigElement> elements = element.children("listener");
+        if (elements.isEmpty()) {
+            throw ConfigException.missing(element.file(), "listeners/listener",
+                    "<listener name=\"amqp\" host=\"0.0.0.0\" port=\"5672\"/>");
+        }
+        List<ListenerConfig> listeners = new ArrayList<>();
+        Map<String, String> hostPortOwners = new HashMap<>();
+        for (ConfigElement listener : elements) {
+            listener.checkStructure(List.of("name", "host", "port"), List.of("tls"));
+            String name = listener.name("name");
+            if (listeners.stream().anyMatch(l -> l.name().equals(name))) {
+                throw listener.invalid("name", name, "a name not used by another listener");
+            }
+            Map<String, String> own = overrides.getOrDefault(name, Map.of());
+            for (Map.Entry<String, String> o : own.entrySet()) {
+                listener.override(o.getKey(), o.getValue(), "listeners." + name + "." + o.getKey());
+            }
+            String host = listener.attribute("host").map(String::trim).orElse("0.0.0.0");
+            if (!ConfigElement.isValidName(host)) {
+                throw listener.invalid("host", host, "an address or host name to bind, e.g. 0.0.0.0, 127.0.0.1, ::");
+            }
+            if (listener.attribute("port").isEmpty()) {
+                throw ConfigException.missing(listener.file(), listener.attributePath("port"), PORT_RULE);
+            }
+            int port = (int) listener.integer("port", 0, 65535, 0);
+            if (port != 0) {
+                String previous = hostPortOwners.putIfAbsent(host + ":" + port, name);
+                if (previous != null) {
+                    throw listener.invalid("port", String.valueOf(port),
+                            "a port not already used on host " + host + " by listener " + previous);
+                }
+            }
+            Optional<TlsConfig> tls = Optional.empty();
+            Optional<ConfigElement> tlsElement = listener.optionalChild("tls");
+            if (tlsElement.isPresent()) {
+                tls = Optional.of(tls(tlsElement.get(), base));
+            }
+            listeners.add(new ListenerConfig(name, host, port, tls));
+        }
+        for (String name : new TreeMap<>(overrides).keySet()) {
+            if (listeners.stream().noneMatch(l -> l.name().equals(name))) {
+                throw new ConfigException(element.file() + ": override listeners." + name + "."
+                        + overrides.get(name).keySet().iterator().next() + " names no listener; allowed: "
+                        + "a listener declared in the file: "
+                        + String.join(", ", listeners.stream().map(ListenerConfig::name).toList()));
+            }
+        }
+        return listeners;
+    }
+
+    private static TlsConfig tls(ConfigElement element, Path base) throws ConfigException {
+        element.checkStructure(List.of("keyStore", "keyStoreType", "keyStorePassword"), List.of());
+        Path keyStore = existingFile(element, "keyStore", base, null, "a readable key store file");
+        String type = element.attribute("keyStoreType").map(String::trim).orElse("PKCS12")
+                .toUpperCase(Locale.ROOT);
+        if (!type.equals("PKCS12") && !type.equals("JKS")) {
+            throw element.invalid("keyStoreType", element.attribute("keyStoreType").orElse(""), "PKCS12, JKS");
+        }
+        if (element.attribute("keyStorePassword").isEmpty()) {
+            throw ConfigException.missing(element.file(), element.attributePath("keyStorePassword"),
+                    "the key store's password");
+        }
+        return new TlsConfig(keyStore, type, element.attribute("keyStorePassword").get());
+    }
+
+    private static String advertisedAddress(ConfigElement element, List<ListenerConfig> listeners)
+            throws ConfigException {
+        Optional<String> configured = element.attribute("advertisedAddress").map(String::trim);
+        if (configured.isPresent()) {
+            Matcher m = HOST_PORT.matcher(configured.get());
+            if (!m.matches() || Integer.parseInt(m.group(2)) < 1 || Integer.parseInt(m.group(2)) > 65535) {
+                throw element.invalid("advertisedAddress", configured.get(), HOST_PORT_RULE);
+            }
+            return configured.get();
+        }
+        ListenerConfig chosen = listeners.stream().filter(l -> l.tls().isEmpty()).findFirst()
+                .orElse(listeners.get(0));
+        String host = chosen.host();
+        if (isWildcard(host)) {
+            host = localHostName();
+        }
+        if (host.contains(":") && !host.startsWith("[")) {
+            host = "[" + host + "]";
+        }
+        return host + ":" + chosen.port();
+    }
+
+    private static boolean isWildcard(String host) {
+        return host.equals("0.0.0.0") || host.equals("::") || host.equals("[::]") || host.equals("0:0:0:0:0:0:0:0");
+    }
+
+    private static String localHostName() {
+        try {
+            return InetAddress.getLocalHost().getHostName();
+        } catch (UnknownHostException e) {
+            return "localhost";
+        }
+    }
+
+    private static ConnectionLimits limits(Optional<ConfigElement> element) throws ConfigException {
+        ConnectionLimits d = ConnectionLimits.DEFAULTS;
+        if (element.isEmpty()) {
+            return d;
+        }
+        ConfigElement e = element.get();
+        e.checkStructure(List.of("maxFrameSize", "maxMessageSize", "idleTimeout", "maxConnections", "linkCredit"),
+                List.of());
+        int maxFrameSize = (int) e.bytes("maxFrameSize", MIN_FRAME_SIZE, Integer.MAX_VALUE, d.maxFrameSize());
+        long maxMessageSize = e.bytes("maxMessageSize", 1, Long.MAX_VALUE, d.maxMessageSize());
+        Duration idleTimeout = e.duration("idleTimeout", d.idleTimeout());
+        int maxConnections = (int) e.integer("maxConnections", 1, Integer.MAX_VALUE, d.maxConnections());
+        int linkCredit = (int) e.integer("linkCredit", 1, Integer.MAX_VALUE, d.linkCredit());
+        return new ConnectionLimits(maxFrameSize, maxMessageSize, idleTimeout, maxConnections, linkCredit);
+    }
+
+    private static List<VirtualHostConfig> virtualHosts(ConfigElement element, Path base) throws ConfigException {
+        element.checkStructure(List.of("default"), List.of("virtualHost"));
+        List<ConfigElement> elements = element.children("virtualHost");
+        if (elements.isEmpty()) {
+            throw ConfigException.missing(element.file(), "virtualHosts/virtualHost",
+                    "<virtualHost name=\"default\" file=\"vhosts/default.xml\"/>");
+        }
+        Map<String, VirtualHostConfig> hosts = new LinkedHashMap<>();
+        for (ConfigElement host : elements) {
+            host.checkStructure(List.of("name", "file"), List.of());
+            String name = host.name("name");
+            if (hosts.containsKey(name)) {
+                throw host.invalid("name", name, "a name not used by another virtual host");
+            }
+            Path hostFile = existingFile(host, "file", base, null, "a readable virtual host file");
+            VirtualHostConfig config = VirtualHostConfigLoader.load(hostFile);
+            if (!config.name().equals(name)) {
+                throw ConfigException.invalidValue(config.sourceFile(), "virtualHost@name", config.name(),
+                        "'" + name + "', the name " + element.file().getFileName() + " gives this file");
+            }
+            hosts.put(name, config);
+        }
+        return List.copyOf(hosts.values());
+    }
+
+    private static String defaultVirtualHost(ConfigElement element, List<VirtualHostConfig> hosts)
+            throws ConfigException {
+        List<String> names = hosts.stream().map(VirtualHostConfig::name).toList();
+        Optional<String> configured = element.attribute("default");
+        if (configured.isEmpty()) {
+            if (hosts.size() == 1) {
+                return names.get(0);
+            }
+            throw ConfigException.missing(element.file(), element.attributePath("default"),
+                    "one of the declared virtual hosts: " + String.join(", ", names));
+        }
+        if (!names.contains(configured.get())) {
+            throw element.invalid("default", configured.get(),
+                    "one of the declared virtual hosts: " + String.join(", ", names));
+        }
+        return configured.get();
+    }
+
+    /** A file attribute resolved against {@code base}; it must exist and be readable now. */
+    private static Path existingFile(ConfigElement element, String attribute, Path base, String defaultValue,
+                                     String allowed) throws ConfigException {
+        String value = element.attribute(attribute).map(String::trim).orElse(defaultValue);
+        if (value == null || value.isEmpty()) {
+            throw ConfigException.missing(element.file(), element.attributePath(attribute), allowed);
+        }
+        Path resolved = base.resolve(value).normalize();
+        if (!Files.isRegularFile(resolved) || !Files.isReadable(resolved)) {
+            throw element.invalid(attribute, value, allowed + " (" + resolved + " is not one)");
+        }
+        return resolved;
+    }
+}

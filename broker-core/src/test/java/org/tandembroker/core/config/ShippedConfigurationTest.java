@@ -1,0 +1,71 @@
+package org.tandembroker.core.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.LoggerContext;
+import ch.qos.logback.classic.joran.JoranConfigurator;
+import ch.qos.logback.core.joran.spi.JoranException;
+import ch.qos.logback.core.rolling.RollingFileAppender;
+import ch.qos.logback.core.status.Status;
+import ch.qos.logback.core.status.StatusUtil;
+import java.nio.file.Path;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The files in etc/ that a new installation starts with. */
+class ShippedConfigurationTest {
+
+    /** Tests run in the module directory. */
+    static final Path ETC = Path.of("..", "etc").toAbsolutePath().normalize();
+
+    @Test
+    void shippedBrokerFileLoadsWithOnePlainListenerOnPort5672() throws ConfigException {
+        BrokerConfig config = BrokerConfigLoader.load(ETC.resolve("broker.xml"));
+
+        assertThat(config.listeners()).containsExactly(new ListenerConfig("amqp", "0.0.0.0", 5672, Optional.empty()));
+        assertThat(config.usersFile()).isEqualTo(ETC.resolve("users"));
+        assertThat(config.anonymousEnabled()).isFalse();
+        assertThat(config.limits()).isEqualTo(ConnectionLimits.DEFAULTS);
+        assertThat(config.messageMemoryBudget()).isEqualTo(BrokerConfigLoader.DEFAULT_MESSAGE_BUDGET);
+        assertThat(config.defaultVirtualHost()).isEqualTo("default");
+        assertThat(config.virtualHosts()).extracting(VirtualHostConfig::sourceFile)
+                .containsExactly(ETC.resolve("vhosts/default.xml"));
+    }
+
+    @Test
+    void shippedDefaultVirtualHostUsesACoalescingBdbStoreAndADeadLetterQueue() throws ConfigException {
+        VirtualHostConfig vhost = VirtualHostConfigLoader.load(ETC.resolve("vhosts/default.xml"));
+
+        assertThat(vhost.name()).isEqualTo("default");
+        assertThat(vhost.store().type()).isEqualTo("bdb");
+        assertThat(vhost.store().text("storePath")).contains("default/store");
+        assertThat(vhost.store().text("durability")).contains("NO_SYNC");
+        assertThat(vhost.store().bool("coalescingSync", false)).isTrue();
+        assertThat(vhost.autoCreateQueues()).isTrue();
+        assertThat(vhost.queueDefaults().maxDeliveries()).isEqualTo(10);
+        assertThat(vhost.queueDefaults().deadLetterQueue()).isEqualTo("DLQ");
+        assertThat(vhost.queues()).containsExactly(new QueueConfig("DLQ", true, 0, 0, 0, 0, null));
+    }
+
+    @Test
+    void shippedLogbackFileConfiguresWithoutErrorsAndWritesToTheWorkDirectory(@TempDir Path work)
+            throws JoranException {
+        LoggerContext context = new LoggerContext();
+        try {
+            context.putProperty("tandem.work", work.toString());
+            JoranConfigurator configurator = new JoranConfigurator();
+            configurator.setContext(context);
+            configurator.doConfigure(ETC.resolve("logback.xml").toFile());
+
+            assertThat(new StatusUtil(context).getHighestLevel(0)).isLessThan(Status.WARN);
+            assertThat(context.getLogger("tandem.oplog").getLevel()).isEqualTo(Level.INFO);
+            assertThat(context.getLogger("com.sleepycat.je").getEffectiveLevel()).isEqualTo(Level.WARN);
+            RollingFileAppender<?> file = (RollingFileAppender<?>) context.getLogger("ROOT").getAppender("FILE");
+            assertThat(Path.of(file.getFile())).isEqualTo(work.resolve("log/broker.log"));
+        } finally {
+            context.stop();
+        }
+    }
+}
