@@ -1,0 +1,326 @@
+package org.tandembroker.store.bdb.commit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.tandembroker.core.BrokerException;
+import org.tandembroker.core.ErrorKind;
+
+/** The committer's batching and life cycle, with fake seams instead of JE. */
+class CoalescingCommitterTest {
+    private static final Duration DEADLINE = Duration.ofSeconds(20);
+
+    private final Set<String> applierThreads = ConcurrentHashMap.newKeySet();
+    private final List<String> applied = java.util.Collections.synchronizedList(new ArrayList<>());
+    private final AtomicInteger flushCalls = new AtomicInteger();
+    private final CountDownLatch firstFlushStarted = new CountDownLatch(1);
+    private final CountDownLatch releaseFirstFlush = new CountDownLatch(1);
+    private CoalescingCommitter<String> committer;
+
+    @AfterEach
+    void closeCommitter() {
+        releaseFirstFlush.countDown();
+        if (committer != null) {
+            committer.close();
+        }
+    }
+
+    private void apply(String work) {
+        applierThreads.add(Thread.currentThread().getName());
+        if (work.startsWith("bad")) {
+            throw new IllegalStateException("cannot apply " + work);
+        }
+        applied.add(work);
+    }
+
+    /** The first flush blocks until released, so that later commits pile up behind it. */
+    private void blockingFirstFlush() {
+        if (flushCalls.incrementAndGet() == 1) {
+            firstFlushStarted.countDown();
+            awaitLatch(releaseFirstFlush);
+        }
+    }
+
+    private static void awaitLatch(CountDownLatch latch) {
+        try {
+            if (!latch.await(DEADLINE.toSeconds(), TimeUnit.SECONDS)) {
+                throw new IllegalStateException("latch not released in time");
+            }
+        } catch (InterruptedException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static CoalescingCommitter.Outcomes wrapping() {
+        return new CoalescingCommitter.Outcomes() {
+            @Override
+            public void succeeded() {
+            }
+
+            @Override
+            public Throwable failed(Throwable cause) {
+                return new BrokerException(ErrorKind.INTERNAL_ERROR, "translated: " + cause.getMessage(), cause);
+            }
+        };
+    }
+
+    private static ErrorKind failureKind(CompletableFuture<Void> future) {
+        assertThat(future).failsWithin(DEADLINE);
+        return BrokerException.from(future.handle((v, e) -> e).join()).kind();
+    }
+
+    @Test
+    void commitsArrivingDuringAFlushShareTheNextFlush() throws Exception {
+        committer = CoalescingCommitter.singleThread("committer-test", this::apply, this::blockingFirstFlush,
+                CoalescingCommitter.Outcomes.passThrough());
+        committer.start();
+
+        CompletableFuture<Void> first = committer.submit("m0", true);
+        awaitLatch(firstFlushStarted);
+        List<CompletableFuture<Void>> waiting = new ArrayList<>();
+        for (int i = 1; i <= 10; i++) {
+            waiting.add(committer.submit("m" + i, true));
+        }
+        assertThat(waiting).noneMatch(CompletableFuture::isDone);
+        releaseFirstFlush.countDown();
+
+        assertThat(first).succeedsWithin(DEADLINE);
+        waiting.forEach(future -> assertThat(future).succeedsWithin(DEADLINE));
+        CommitterStats stats = committer.stats();
+        assertThat(stats.flushes()).isEqualTo(2);
+        assertThat(stats.commits()).isEqualTo(11);
+        assertThat(stats.largestBatch()).isEqualTo(10);
+        assertThat(stats.averageBatchSize()).isEqualTo(5.5);
+        assertThat(applied).containsExactly("m0", "m1", "m2", "m3", "m4", "m5", "m6", "m7", "m8", "m9", "m10");
+    }
+
+    @Test
+    void commitsThatNeedNoFlushCompleteWithoutOne() {
+        committer = CoalescingCommitter.singleThread("committer-test", this::apply, flushCalls::incrementAndGet,
+                CoalescingCommitter.Outcomes.passThrough());
+        committer.start();
+
+        List<CompletableFuture<Void>> futures = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            futures.add(committer.submit("removal" + i, false));
+        }
+
+        futures.forEach(future -> assertThat(future).succeedsWithin(DEADLINE));
+        assertThat(flushCalls).hasValue(0);
+        assertThat(committer.stats().commits()).isEqualTo(5);
+        assertThat(committer.stats().flushes()).isZero();
+    }
+
+    @Test
+    void futuresCompleteOnTheCommitterThreadNeverTheCallers() {
+        CountDownLatch release = new CountDownLatch(1);
+        committer = CoalescingCommitter.singleThread("committer-test", work -> awaitLatch(release),
+                () -> { }, CoalescingCommitter.Outcomes.passThrough());
+        committer.start();
+
+        CompletableFuture<String> completedOn = committer.submit("m", true)
+                .thenApply(v -> Thread.currentThread().getName());
+        release.countDown();
+
+        assertThat(completedOn).succeedsWithin(DEADLINE).isEqualTo("committer-test");
+    }
+
+    @Test
+    void aFailedApplyFailsOnlyItsOwnCommitWithTheTranslatedError() {
+        committer = CoalescingCommitter.singleThread("committer-test", this::apply, flushCalls::incrementAndGet,
+                wrapping());
+        committer.start();
+
+        CompletableFuture<Void> good1 = committer.submit("good1", true);
+        CompletableFuture<Void> bad = committer.submit("bad", true);
+        CompletableFuture<Void> good2 = committer.submit("good2", true);
+
+        assertThat(good1).succeedsWithin(DEADLINE);
+        assertThat(good2).succeedsWithin(DEADLINE);
+        assertThat(failureKind(bad)).isEqualTo(ErrorKind.INTERNAL_ERROR);
+        assertThat(bad.handle((v, e) -> BrokerException.from(e).getMessage()).join())
+                .isEqualTo("translated: cannot apply bad");
+        assertThat(committer.stats().failures()).isEqualTo(1);
+        assertThat(committer.stats().commits()).isEqualTo(2);
+    }
+
+    @Test
+    void aFailedFlushFailsEveryCommitOfItsBatch() throws Exception {
+        committer = CoalescingCommitter.singleThread("committer-test", this::apply, () -> {
+            blockingFirstFlush();
+            if (flushCalls.get() == 2) {
+                throw new IllegalStateException("fsync failed");
+            }
+        }, wrapping());
+        committer.start();
+
+        CompletableFuture<Void> first = committer.submit("m0", true);
+        awaitLatch(firstFlushStarted);
+        CompletableFuture<Void> second = committer.submit("m1", true);
+        CompletableFuture<Void> third = committer.submit("m2", true);
+        releaseFirstFlush.countDown();
+
+        assertThat(first).succeedsWithin(DEADLINE);
+        assertThat(failureKind(second)).isEqualTo(ErrorKind.INTERNAL_ERROR);
+        assertThat(failureKind(third)).isEqualTo(ErrorKind.INTERNAL_ERROR);
+        assertThat(committer.submit("m3", true)).succeedsWithin(DEADLINE);
+        assertThat(committer.stats().failures()).isEqualTo(2);
+    }
+
+    @Test
+    void outcomesHearOfEverySuccessAndFailure() {
+        List<String> heard = java.util.Collections.synchronizedList(new ArrayList<>());
+        committer = CoalescingCommitter.singleThread("committer-test", this::apply, () -> { },
+                new CoalescingCommitter.Outcomes() {
+                    @Override
+                    public void succeeded() {
+                        heard.add("ok");
+                    }
+
+                    @Override
+                    public Throwable failed(Throwable cause) {
+                        heard.add("failed");
+                        return cause;
+                    }
+                });
+        committer.start();
+
+        assertThat(committer.submit("bad", true)).failsWithin(DEADLINE);
+        assertThat(committer.submit("good", true)).succeedsWithin(DEADLINE);
+
+        assertThat(heard).containsExactly("failed", "ok");
+    }
+
+    @Test
+    void closeFailsQueuedCommitsWithNotActiveAndCompletesTheOneBeingApplied() {
+        CountDownLatch applying = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        committer = CoalescingCommitter.singleThread("committer-test", work -> {
+            if (work.equals("first")) {
+                applying.countDown();
+                awaitLatch(release);
+            }
+        }, () -> { }, CoalescingCommitter.Outcomes.passThrough());
+        committer.start();
+        CompletableFuture<Void> first = committer.submit("first", true);
+        awaitLatch(applying);
+        List<CompletableFuture<Void>> queued = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            queued.add(committer.submit("queued" + i, true));
+        }
+
+        Thread closer = new Thread(committer::close, "closer");
+        closer.start();
+        await().atMost(DEADLINE).until(() -> closer.getState() == Thread.State.WAITING);
+        release.countDown();
+
+        assertThat(first).succeedsWithin(DEADLINE);
+        queued.forEach(future -> assertThat(failureKind(future)).isEqualTo(ErrorKind.NOT_ACTIVE));
+        await().atMost(DEADLINE).until(() -> !closer.isAlive());
+    }
+
+    @Test
+    void submitAfterCloseFailsWithNotActiveAndCloseIsIdempotent() {
+        committer = CoalescingCommitter.singleThread("committer-test", this::apply, () -> { },
+                CoalescingCommitter.Outcomes.passThrough());
+        committer.start();
+        committer.close();
+        committer.close();
+
+        assertThat(failureKind(committer.submit("late", true))).isEqualTo(ErrorKind.NOT_ACTIVE);
+        assertThat(applied).isEmpty();
+    }
+
+    @Test
+    void closeFromACompletionCallbackDoesNotWaitForItself() {
+        committer = CoalescingCommitter.singleThread("committer-test", this::apply, () -> { },
+                CoalescingCommitter.Outcomes.passThrough());
+        committer.start();
+
+        CompletableFuture<Void> closedInCallback = committer.submit("m", true).thenRun(committer::close);
+
+        assertThat(closedInCallback).succeedsWithin(DEADLINE);
+        assertThat(failureKind(committer.submit("late", true))).isEqualTo(ErrorKind.NOT_ACTIVE);
+    }
+
+    @Test
+    void applierPoolAppliesConcurrentlyAndSharesFlushes() {
+        CountDownLatch fourApplying = new CountDownLatch(4);
+        committer = CoalescingCommitter.applierPool("pool-test", 4, work -> {
+            apply(work);
+            if (work.startsWith("c")) {
+                fourApplying.countDown();
+                awaitLatch(fourApplying); // only returns once four appliers run at the same time
+            }
+        }, this::blockingFirstFlush, CoalescingCommitter.Outcomes.passThrough());
+        committer.start();
+
+        CompletableFuture<Void> first = committer.submit("m0", true);
+        awaitLatch(firstFlushStarted);
+        List<CompletableFuture<Void>> concurrent = new ArrayList<>();
+        for (int i = 1; i <= 8; i++) {
+            concurrent.add(committer.submit("c" + i, true));
+        }
+        await().atMost(DEADLINE).until(() -> applied.size() == 9);
+        releaseFirstFlush.countDown();
+
+        assertThat(first).succeedsWithin(DEADLINE);
+        concurrent.forEach(future -> assertThat(future).succeedsWithin(DEADLINE));
+        assertThat(applierThreads).hasSize(4).allMatch(name -> name.startsWith("pool-test-applier-"));
+        assertThat(committer.stats().flushes()).isEqualTo(2);
+        assertThat(committer.stats().largestBatch()).isEqualTo(8);
+    }
+
+    @Test
+    void applierPoolCompletesFlushedCommitsOnTheFlusherThreadAndOthersOnTheirApplier() {
+        CountDownLatch release = new CountDownLatch(1);
+        committer = CoalescingCommitter.applierPool("pool-test", 2, work -> awaitLatch(release), () -> { },
+                CoalescingCommitter.Outcomes.passThrough());
+        committer.start();
+
+        CompletableFuture<String> flushedOn = committer.submit("m", true)
+                .thenApply(v -> Thread.currentThread().getName());
+        CompletableFuture<String> removedOn = committer.submit("r", false)
+                .thenApply(v -> Thread.currentThread().getName());
+        release.countDown();
+
+        assertThat(flushedOn).succeedsWithin(DEADLINE).isEqualTo("pool-test-flusher");
+        assertThat(removedOn).succeedsWithin(DEADLINE).asString().startsWith("pool-test-applier-");
+    }
+
+    @Test
+    void applierPoolCloseFailsQueuedCommits() {
+        CountDownLatch release = new CountDownLatch(1);
+        CountDownLatch applying = new CountDownLatch(2);
+        committer = CoalescingCommitter.applierPool("pool-test", 2, work -> {
+            applying.countDown();
+            awaitLatch(release);
+        }, () -> { }, CoalescingCommitter.Outcomes.passThrough());
+        committer.start();
+        CompletableFuture<Void> a = committer.submit("a", true);
+        CompletableFuture<Void> b = committer.submit("b", true);
+        awaitLatch(applying);
+        CompletableFuture<Void> queued = committer.submit("queued", true);
+
+        Thread closer = new Thread(committer::close, "closer");
+        closer.start();
+        await().atMost(DEADLINE).until(() -> closer.getState() == Thread.State.WAITING);
+        release.countDown();
+
+        assertThat(a).succeedsWithin(DEADLINE);
+        assertThat(b).succeedsWithin(DEADLINE);
+        assertThat(failureKind(queued)).isEqualTo(ErrorKind.NOT_ACTIVE);
+        await().atMost(DEADLINE).until(() -> !closer.isAlive());
+    }
+}
