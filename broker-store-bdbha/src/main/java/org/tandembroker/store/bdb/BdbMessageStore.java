@@ -1,0 +1,400 @@
+package org.tandembroker.store.bdb;
+
+import com.sleepycat.je.Durability;
+import com.sleepycat.je.Environment;
+import com.sleepycat.je.EnvironmentFailureException;
+import com.sleepycat.je.EnvironmentStats;
+import com.sleepycat.je.StatsConfig;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.tandembroker.core.BrokerException;
+import org.tandembroker.core.ErrorKind;
+import org.tandembroker.core.oplog.LogCode;
+import org.tandembroker.core.store.MessageStore;
+import org.tandembroker.core.store.RecoveryHandler;
+import org.tandembroker.core.store.StoreContext;
+import org.tandembroker.core.store.StoreRoleListener;
+import org.tandembroker.core.store.StoreStatus;
+import org.tandembroker.core.store.StoreTransaction;
+import org.tandembroker.store.bdb.commit.CoalescingCommitter;
+import org.tandembroker.store.bdb.commit.CommitterStats;
+
+/**
+ * The standalone Berkeley DB JE store: one transactional JE environment per virtual host. Always active once
+ * open. Commits go through a {@link CoalescingCommitter}: with {@code coalescingSync} a batch of commits shares one
+ * fsync; a transaction that only removes entries or messages is committed with {@code NO_SYNC} and never waits
+ * for an fsync.
+ *
+ * <p><b>Threads.</b>
+ * <ul>
+ *   <li>{@code bdb-lifecycle-<vhost>} owns opening and closing the environment and every call to the
+ *       {@link StoreRoleListener} (whose returned futures it does not need to wait for); it writes {@link #environment}, {@link #databases} and {@link #committer}
+ *       before publishing {@code state = OPEN} (volatile), and other threads read them only after seeing OPEN.</li>
+ *   <li>{@code bdb-committer-<vhost>} applies commits, flushes, completes commit futures
+ *       (see {@link CoalescingCommitter}).</li>
+ *   <li>{@code bdb-reader-<vhost>} reads message content for {@link #loadContent}.</li>
+ *   <li>{@link #recover} runs on the caller's thread, as the contract asks.</li>
+ * </ul>
+ * {@link #close()} waits until the environment is closed (so that the directory can be reopened at once),
+ * except when called from one of the store's own threads, where it only starts the close.
+ */
+public final class BdbMessageStore implements MessageStore {
+    public static final String TYPE = "bdb";
+    public static final String ROLE = "STANDALONE";
+
+    private static final Logger LOG = LoggerFactory.getLogger(BdbMessageStore.class);
+    private static final Durability REMOVAL_DURABILITY =
+            new Durability(Durability.SyncPolicy.NO_SYNC, Durability.SyncPolicy.NO_SYNC,
+                    Durability.ReplicaAckPolicy.NONE);
+
+    private enum State { NEW, STARTING, OPEN, FAILED, CLOSED }
+
+    private final BdbStoreSettings settings;
+    private final StoreContext context;
+    private final String name;
+    private final ExecutorService lifecycle;
+    private final ExecutorService reader;
+    private final StoreHealth health;
+    private final AtomicReference<State> state = new AtomicReference<>(State.NEW);
+    private final AtomicBoolean closeRequested = new AtomicBoolean();
+    private final AtomicLong nextMessageId = new AtomicLong(1);
+    private volatile Thread lifecycleThread;
+    private volatile Thread readerThread;
+    private volatile String openFailure;
+    private volatile StoreRoleListener listener;
+    private volatile Environment environment;
+    private volatile StoreDatabases databases;
+    private volatile CoalescingCommitter<ChangeSet> committer;
+
+    public BdbMessageStore(BdbStoreSettings settings, StoreContext context) {
+        this.settings = settings;
+        this.context = context;
+        this.name = TYPE + " store of " + context.virtualHostName();
+        String vhost = context.virtualHostName();
+        this.lifecycle = Executors.newSingleThreadExecutor(named("bdb-lifecycle-" + vhost, t -> lifecycleThread = t));
+        this.reader = Executors.newSingleThreadExecutor(named("bdb-reader-" + vhost, t -> readerThread = t));
+        this.health = new StoreHealth(name, context.operationalLog(), this::environmentFailed);
+    }
+
+    @Override
+    public void start(StoreRoleListener roleListener) {
+        if (!state.compareAndSet(State.NEW, State.STARTING)) {
+            throw new IllegalStateException(name + " can be started once, and not after close: " + state.get());
+        }
+        this.listener = roleListener;
+        lifecycle.execute(this::openAndActivate);
+    }
+
+    private void openAndActivate() {
+        try {
+            open();
+        } catch (Exception e) {
+            openFailure = String.valueOf(e.getMessage());
+            state.compareAndSet(State.STARTING, State.FAILED);
+            LOG.error("{}: cannot open the store at {}", name, settings.storePath(), e);
+            context.operationalLog().log(LogCode.MST_1008, name + " : cannot open " + settings.storePath() + " : "
+                    + openFailure);
+            tellListener(() -> listener.becamePassive(Optional.empty(), "store failed to open: " + openFailure));
+            return;
+        }
+        if (!state.compareAndSet(State.STARTING, State.OPEN)) {
+            return; // closed meanwhile: close() runs next on this thread
+        }
+        context.operationalLog().log(LogCode.MST_1001, TYPE, context.virtualHostName(), settings.storePath());
+        tellListener(() -> listener.becameActive());
+    }
+
+    private void open() throws IOException {
+        Path path = settings.storePath();
+        Files.createDirectories(path);
+        if (Files.exists(path.resolve("je.properties"))) {
+            LOG.warn("{}: ignoring {}: the store's JE parameters come only from <envConfig> in {}", name,
+                    path.resolve("je.properties"), settings.sourceFile());
+        }
+        Environment env = new Environment(path.toFile(), settings.environmentConfig());
+        StoreDatabases dbs;
+        try {
+            dbs = StoreDatabases.open(env);
+        } catch (RuntimeException e) {
+            closeQuietly(env);
+            throw e;
+        }
+        nextMessageId.accumulateAndGet(dbs.highestMessageId() + 1, Math::max);
+        CoalescingCommitter<ChangeSet> commits = CoalescingCommitter.singleThread(
+                "bdb-committer-" + context.virtualHostName(), this::apply, dbs::flushLog, health);
+        commits.start();
+        environment = env;
+        databases = dbs;
+        committer = commits;
+    }
+
+    private void apply(ChangeSet changes) {
+        databases.apply(changes, changes.removalOnly() ? REMOVAL_DURABILITY : settings.commitDurability());
+    }
+
+    @Override
+    public void recover(RecoveryHandler handler) {
+        requireOpen();
+        StoreDatabases.RecoverySummary summary;
+        try {
+            summary = databases.recover(handler);
+        } catch (EnvironmentFailureException e) {
+            health.environmentFailed(e);
+            throw new BrokerException(ErrorKind.INTERNAL_ERROR, name + ": recovery failed: " + e.getMessage(), e);
+        } catch (RuntimeException e) {
+            if (e instanceof BrokerException) {
+                throw e;
+            }
+            throw new BrokerException(ErrorKind.INTERNAL_ERROR, name + ": recovery failed: " + e.getMessage(), e);
+        }
+        nextMessageId.accumulateAndGet(summary.highestMessageId() + 1, Math::max);
+        LOG.info("{}: recovered {} configuration records, {} messages, {} queue entries", name,
+                summary.configRecords(), summary.messages(), summary.queueEntries());
+    }
+
+    @Override
+    public StoreTransaction newTransaction() {
+        return new BdbTransaction(this::commit);
+    }
+
+    private CompletableFuture<Void> commit(ChangeSet changes) {
+        if (state.get() != State.OPEN) {
+            return CompletableFuture.failedFuture(notActive());
+        }
+        String failure = health.environmentFailure();
+        if (failure != null) {
+            return CompletableFuture.failedFuture(new BrokerException(ErrorKind.INTERNAL_ERROR, failure));
+        }
+        return committer.submit(changes, settings.coalescingSync() && !changes.removalOnly());
+    }
+
+    @Override
+    public CompletableFuture<byte[]> loadContent(long messageId) {
+        CompletableFuture<byte[]> result = new CompletableFuture<>();
+        if (state.get() != State.OPEN) {
+            result.completeExceptionally(notActive());
+            return result;
+        }
+        try {
+            reader.execute(() -> readContent(messageId, result));
+        } catch (RejectedExecutionException e) {
+            result.completeExceptionally(notActive());
+        }
+        return result;
+    }
+
+    private void readContent(long messageId, CompletableFuture<byte[]> result) {
+        if (state.get() != State.OPEN) {
+            result.completeExceptionally(notActive());
+            return;
+        }
+        try {
+            Optional<byte[]> content = databases.readContent(messageId);
+            if (content.isPresent()) {
+                result.complete(content.get());
+            } else {
+                result.completeExceptionally(new BrokerException(ErrorKind.INTERNAL_ERROR,
+                        name + ": message " + messageId + " is not in the store"));
+            }
+        } catch (EnvironmentFailureException e) {
+            health.environmentFailed(e);
+            result.completeExceptionally(new BrokerException(ErrorKind.INTERNAL_ERROR,
+                    name + ": cannot read message " + messageId + ": " + e.getMessage(), e));
+        } catch (RuntimeException e) {
+            result.completeExceptionally(new BrokerException(ErrorKind.INTERNAL_ERROR,
+                    name + ": cannot read message " + messageId + ": " + e.getMessage(), e));
+        }
+    }
+
+    @Override
+    public long nextMessageId() {
+        State current = state.get();
+        if (current != State.OPEN && current != State.CLOSED) {
+            throw new BrokerException(ErrorKind.NOT_ACTIVE, name + " is not open yet: ids would not be unique");
+        }
+        return nextMessageId.getAndIncrement();
+    }
+
+    @Override
+    public StoreStatus status() {
+        Path path = settings.storePath();
+        return switch (state.get()) {
+            case NEW, STARTING -> new StoreStatus(ROLE, false, "opening " + path);
+            case FAILED -> new StoreStatus(ROLE, false, "failed to open " + path + ": " + openFailure);
+            case CLOSED -> new StoreStatus("CLOSED", false, "closed " + path);
+            case OPEN -> {
+                String failure = health.environmentFailure();
+                if (failure != null) {
+                    yield new StoreStatus(ROLE, false, failure);
+                }
+                if (health.diskFull()) {
+                    yield new StoreStatus(ROLE, false, "disk full at " + path
+                            + ": commits fail until disk space is freed or maxDisk is raised");
+                }
+                yield new StoreStatus(ROLE, true, "open at " + path);
+            }
+        };
+    }
+
+    /** Counters for metrics and tests; empty unless open. */
+    public Optional<BdbStoreStats> stats() {
+        if (state.get() != State.OPEN) {
+            return Optional.empty();
+        }
+        try {
+            EnvironmentStats jeStats = environment.getStats(new StatsConfig());
+            return Optional.of(new BdbStoreStats(committer.stats(), jeStats.getNLogFSyncs(),
+                    jeStats.getTotalLogSize(), jeStats.getAvailableLogSize()));
+        } catch (RuntimeException e) {
+            return Optional.empty(); // closed concurrently
+        }
+    }
+
+    @Override
+    public void close() {
+        if (!closeRequested.compareAndSet(false, true)) {
+            return;
+        }
+        Thread current = Thread.currentThread();
+        if (current == lifecycleThread) {
+            closeNow();
+            return;
+        }
+        Future<?> closing;
+        try {
+            closing = lifecycle.submit(this::closeNow);
+        } catch (RejectedExecutionException e) {
+            return;
+        }
+        CoalescingCommitter<ChangeSet> commits = committer;
+        if (current == readerThread || (commits != null && commits.runsOn(current))) {
+            return; // waiting here would wait for ourselves
+        }
+        boolean interrupted = false;
+        while (true) {
+            try {
+                closing.get();
+                break;
+            } catch (InterruptedException e) {
+                interrupted = true;
+            } catch (ExecutionException e) {
+                LOG.warn("{}: close failed", name, e.getCause());
+                break;
+            }
+        }
+        if (interrupted) {
+            current.interrupt();
+        }
+    }
+
+    /** On the lifecycle thread. */
+    private void closeNow() {
+        State previous = state.getAndSet(State.CLOSED);
+        if (previous == State.CLOSED) {
+            return;
+        }
+        CoalescingCommitter<ChangeSet> commits = committer;
+        if (commits != null) {
+            commits.close();
+        }
+        reader.shutdown();
+        awaitTermination(reader);
+        StoreDatabases dbs = databases;
+        if (dbs != null) {
+            try {
+                dbs.close();
+            } catch (RuntimeException e) {
+                LOG.warn("{}: closing the databases failed", name, e);
+            }
+        }
+        Environment env = environment;
+        if (env != null) {
+            closeQuietly(env);
+        }
+        lifecycle.shutdown();
+        if (previous != State.NEW) {
+            context.operationalLog().log(LogCode.MST_1003, name);
+        }
+    }
+
+    private void environmentFailed(String reason) {
+        try {
+            lifecycle.execute(() -> {
+                if (state.get() == State.OPEN) {
+                    tellListener(() -> listener.becamePassive(Optional.empty(), reason));
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            // closing anyway
+        }
+    }
+
+    private void tellListener(Runnable call) {
+        try {
+            call.run();
+        } catch (RuntimeException e) {
+            LOG.error("{}: the store role listener failed", name, e);
+        }
+    }
+
+    private void requireOpen() {
+        if (state.get() != State.OPEN) {
+            throw notActive();
+        }
+    }
+
+    private BrokerException notActive() {
+        State current = state.get();
+        return new BrokerException(ErrorKind.NOT_ACTIVE, name + " is not open (" + current
+                + (current == State.FAILED ? ": " + openFailure : "") + ")");
+    }
+
+    private void closeQuietly(Environment env) {
+        try {
+            env.close();
+        } catch (RuntimeException e) {
+            // e.g. DiskLimitException from the final checkpoint: JE closes the environment in other respects.
+            LOG.warn("{}: closing the JE environment reported: {}", name, e.toString());
+        }
+    }
+
+    private static void awaitTermination(ExecutorService executor) {
+        boolean interrupted = false;
+        while (true) {
+            try {
+                if (executor.awaitTermination(1, TimeUnit.MINUTES)) {
+                    break;
+                }
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static ThreadFactory named(String threadName, java.util.function.Consumer<Thread> created) {
+        return runnable -> {
+            Thread thread = new Thread(runnable, threadName);
+            thread.setDaemon(true);
+            created.accept(thread);
+            return thread;
+        };
+    }
+}

@@ -1,0 +1,320 @@
+package org.tandembroker.store.bdb;
+
+import com.sleepycat.je.Cursor;
+import com.sleepycat.je.CursorConfig;
+import com.sleepycat.je.Database;
+import com.sleepycat.je.DatabaseConfig;
+import com.sleepycat.je.DatabaseEntry;
+import com.sleepycat.je.Durability;
+import com.sleepycat.je.Environment;
+import com.sleepycat.je.LockMode;
+import com.sleepycat.je.OperationStatus;
+import com.sleepycat.je.Transaction;
+import com.sleepycat.je.TransactionConfig;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import org.tandembroker.core.store.RecoveryHandler;
+
+/**
+ * The store's JE databases and everything that reads or writes them: the only class that sees JE's
+ * {@code Database}, {@code Cursor} and {@code Transaction}. Layout and encoding: {@link RecordCodec}.
+ *
+ * <p><b>Threads.</b> No mutable state after {@link #open}: the handles are thread-safe. Writes
+ * ({@link #apply}) run on the committer thread(s), {@link #readContent} on the reader thread,
+ * {@link #recover} on the virtual host's activation thread. {@link #close()} runs after all of them stopped.
+ */
+public final class StoreDatabases implements AutoCloseable {
+
+    /** Version of the layout in {@link RecordCodec}; a store written with another version is refused. */
+    public static final int SCHEMA_VERSION = 1;
+
+    /** Content is stored in chunks of this size so that a large message is not one large JE record. */
+    public static final int CHUNK_SIZE = 256 * 1024;
+
+    static final String SCHEMA_DB = "tandem_schema";
+    static final String CONFIG_DB = "tandem_config";
+    static final String METADATA_DB = "tandem_message_metadata";
+    static final String CONTENT_DB = "tandem_message_content";
+    static final String ENTRIES_DB = "tandem_queue_entries";
+    private static final List<String> ALL = List.of(SCHEMA_DB, CONFIG_DB, METADATA_DB, CONTENT_DB, ENTRIES_DB);
+    private static final byte[] SCHEMA_KEY = RecordCodec.utf8("version");
+
+    private final Environment environment;
+    private final Database schema;
+    private final Database config;
+    private final Database metadata;
+    private final Database content;
+    private final Database entries;
+
+    private StoreDatabases(Environment environment, Database schema, Database config, Database metadata,
+                           Database content, Database entries) {
+        this.environment = environment;
+        this.schema = schema;
+        this.config = config;
+        this.metadata = metadata;
+        this.content = content;
+        this.entries = entries;
+    }
+
+    /**
+     * Opens (creating if needed) the store's databases in {@code environment} and checks the schema version.
+     *
+     * @throws IllegalStateException when the environment holds another schema version or foreign databases
+     */
+    public static StoreDatabases open(Environment environment) {
+        List<String> foreign = new ArrayList<>(environment.getDatabaseNames());
+        foreign.removeAll(ALL);
+        if (!foreign.isEmpty()) {
+            throw new IllegalStateException("the environment at " + environment.getHome()
+                    + " is not a Tandem store: it holds databases " + foreign);
+        }
+        DatabaseConfig databaseConfig = new DatabaseConfig().setTransactional(true).setAllowCreate(true);
+        List<Database> opened = new ArrayList<>();
+        try {
+            Database schema = open(environment, SCHEMA_DB, databaseConfig, opened);
+            checkSchema(environment, schema);
+            return new StoreDatabases(environment, schema,
+                    open(environment, CONFIG_DB, databaseConfig, opened),
+                    open(environment, METADATA_DB, databaseConfig, opened),
+                    open(environment, CONTENT_DB, databaseConfig, opened),
+                    open(environment, ENTRIES_DB, databaseConfig, opened));
+        } catch (RuntimeException e) {
+            for (Database database : opened) {
+                closeQuietly(database, e);
+            }
+            throw e;
+        }
+    }
+
+    private static Database open(Environment environment, String name, DatabaseConfig databaseConfig,
+                                 List<Database> opened) {
+        Database database = environment.openDatabase(null, name, databaseConfig);
+        opened.add(database);
+        return database;
+    }
+
+    private static void checkSchema(Environment environment, Database schema) {
+        DatabaseEntry value = new DatabaseEntry();
+        if (schema.get(null, new DatabaseEntry(SCHEMA_KEY), value, LockMode.READ_COMMITTED)
+                == OperationStatus.SUCCESS) {
+            int version = RecordCodec.intValue(value.getData());
+            if (version != SCHEMA_VERSION) {
+                throw new IllegalStateException("the store at " + environment.getHome() + " has schema version "
+                        + version + "; this broker reads version " + SCHEMA_VERSION);
+            }
+            return;
+        }
+        Transaction txn = environment.beginTransaction(null,
+                new TransactionConfig().setDurability(Durability.COMMIT_SYNC));
+        try {
+            schema.put(txn, new DatabaseEntry(SCHEMA_KEY), new DatabaseEntry(RecordCodec.intValue(SCHEMA_VERSION)));
+            txn.commit();
+        } finally {
+            abortIfOpen(txn);
+        }
+    }
+
+    /**
+     * Applies {@code changes} as one JE transaction committed with {@code durability}. Throws JE's exception
+     * when the transaction could not commit (it is then aborted: none of its changes is visible).
+     */
+    public void apply(ChangeSet changes, Durability durability) {
+        Transaction txn = environment.beginTransaction(null, new TransactionConfig().setDurability(durability));
+        try {
+            for (ChangeSet.Operation operation : changes.operations()) {
+                apply(txn, operation);
+            }
+            txn.commit();
+        } finally {
+            abortIfOpen(txn);
+        }
+    }
+
+    private void apply(Transaction txn, ChangeSet.Operation operation) {
+        if (operation instanceof ChangeSet.StoreMessage m) {
+            storeMessage(txn, m);
+        } else if (operation instanceof ChangeSet.Enqueue e) {
+            entries.put(txn, new DatabaseEntry(RecordCodec.entryKey(e.queueId(), e.messageId())),
+                    new DatabaseEntry(RecordCodec.entryValue()));
+        } else if (operation instanceof ChangeSet.Dequeue d) {
+            entries.delete(txn, new DatabaseEntry(RecordCodec.entryKey(d.queueId(), d.messageId())));
+        } else if (operation instanceof ChangeSet.RemoveMessage r) {
+            removeMessage(txn, r.messageId());
+        } else if (operation instanceof ChangeSet.PutConfig p) {
+            config.put(txn, new DatabaseEntry(RecordCodec.uuidKey(p.record().id())),
+                    new DatabaseEntry(RecordCodec.configValue(p.record())));
+        } else if (operation instanceof ChangeSet.RemoveConfig r) {
+            config.delete(txn, new DatabaseEntry(RecordCodec.uuidKey(r.id())));
+            removeEntriesOf(txn, r.id());
+        } else {
+            throw new IllegalArgumentException("unknown operation " + operation);
+        }
+    }
+
+    private void storeMessage(Transaction txn, ChangeSet.StoreMessage message) {
+        byte[] body = message.content();
+        metadata.put(txn, new DatabaseEntry(RecordCodec.messageKey(message.messageId())),
+                new DatabaseEntry(RecordCodec.metadataValue(body.length, message.metadata())));
+        for (int offset = 0, chunk = 0; offset < body.length; offset += CHUNK_SIZE, chunk++) {
+            content.put(txn, new DatabaseEntry(RecordCodec.chunkKey(message.messageId(), chunk)),
+                    new DatabaseEntry(body, offset, Math.min(CHUNK_SIZE, body.length - offset)));
+        }
+    }
+
+    private void removeMessage(Transaction txn, long messageId) {
+        metadata.delete(txn, new DatabaseEntry(RecordCodec.messageKey(messageId)));
+        DatabaseEntry key = new DatabaseEntry(RecordCodec.chunkKey(messageId, 0));
+        DatabaseEntry data = new DatabaseEntry();
+        data.setPartial(0, 0, true);
+        try (Cursor cursor = content.openCursor(txn, null)) {
+            OperationStatus status = cursor.getSearchKeyRange(key, data, LockMode.RMW);
+            while (status == OperationStatus.SUCCESS && RecordCodec.chunkMessageId(key.getData()) == messageId) {
+                cursor.delete();
+                status = cursor.getNext(key, data, LockMode.RMW);
+            }
+        }
+    }
+
+    /** Removes every entry of queue {@code queueId} (none unless the removed record was a queue's). */
+    private void removeEntriesOf(Transaction txn, UUID queueId) {
+        DatabaseEntry key = new DatabaseEntry(RecordCodec.entryKey(queueId, 0));
+        DatabaseEntry noData = new DatabaseEntry();
+        noData.setPartial(0, 0, true);
+        try (Cursor cursor = entries.openCursor(txn, null)) {
+            OperationStatus status = cursor.getSearchKeyRange(key, noData, LockMode.RMW);
+            while (status == OperationStatus.SUCCESS && RecordCodec.entryQueue(key.getData()).equals(queueId)) {
+                cursor.delete();
+                status = cursor.getNext(key, noData, LockMode.RMW);
+            }
+        }
+    }
+
+    /** Makes everything committed so far durable with one fsync. */
+    public void flushLog() {
+        environment.flushLog(true);
+    }
+
+    /** What {@link #recover} found. */
+    public record RecoverySummary(int configRecords, int messages, int queueEntries, long highestMessageId) {
+    }
+
+    /** Replays every record into {@code handler}: configuration, then message metadata, then queue entries. */
+    public RecoverySummary recover(RecoveryHandler handler) {
+        DatabaseEntry key = new DatabaseEntry();
+        DatabaseEntry value = new DatabaseEntry();
+        int configRecords = 0;
+        try (Cursor cursor = config.openCursor(null, CursorConfig.READ_COMMITTED)) {
+            while (cursor.getNext(key, value, null) == OperationStatus.SUCCESS) {
+                handler.configRecord(RecordCodec.configRecord(key.getData(), value.getData()));
+                configRecords++;
+            }
+        }
+        int messages = 0;
+        long highest = 0;
+        try (Cursor cursor = metadata.openCursor(null, CursorConfig.READ_COMMITTED)) {
+            while (cursor.getNext(key, value, null) == OperationStatus.SUCCESS) {
+                long id = RecordCodec.messageId(key.getData());
+                handler.message(id, RecordCodec.metadata(value.getData()), RecordCodec.contentSize(value.getData()));
+                highest = Math.max(highest, id);
+                messages++;
+            }
+        }
+        int queueEntries = 0;
+        DatabaseEntry noData = new DatabaseEntry();
+        noData.setPartial(0, 0, true);
+        try (Cursor cursor = entries.openCursor(null, CursorConfig.READ_COMMITTED)) {
+            while (cursor.getNext(key, noData, null) == OperationStatus.SUCCESS) {
+                long id = RecordCodec.entryMessageId(key.getData());
+                handler.queueEntry(RecordCodec.entryQueue(key.getData()), id);
+                highest = Math.max(highest, id);
+                queueEntries++;
+            }
+        }
+        return new RecoverySummary(configRecords, messages, queueEntries, highest);
+    }
+
+    /** The highest stored message id, 0 when there is none. */
+    public long highestMessageId() {
+        DatabaseEntry key = new DatabaseEntry();
+        DatabaseEntry noData = new DatabaseEntry();
+        noData.setPartial(0, 0, true);
+        try (Cursor cursor = metadata.openCursor(null, CursorConfig.READ_COMMITTED)) {
+            return cursor.getLast(key, noData, null) == OperationStatus.SUCCESS
+                    ? RecordCodec.messageId(key.getData()) : 0;
+        }
+    }
+
+    /**
+     * Reads a message's content, empty when the message is not stored.
+     *
+     * @throws IllegalStateException when chunks are missing (a damaged store)
+     */
+    public Optional<byte[]> readContent(long messageId) {
+        DatabaseEntry value = new DatabaseEntry();
+        if (metadata.get(null, new DatabaseEntry(RecordCodec.messageKey(messageId)), value,
+                LockMode.READ_COMMITTED) != OperationStatus.SUCCESS) {
+            return Optional.empty();
+        }
+        byte[] body = new byte[RecordCodec.contentSize(value.getData())];
+        int filled = 0;
+        DatabaseEntry key = new DatabaseEntry(RecordCodec.chunkKey(messageId, 0));
+        DatabaseEntry chunk = new DatabaseEntry();
+        try (Cursor cursor = content.openCursor(null, CursorConfig.READ_COMMITTED)) {
+            OperationStatus status = cursor.getSearchKeyRange(key, chunk, null);
+            while (status == OperationStatus.SUCCESS && RecordCodec.chunkMessageId(key.getData()) == messageId) {
+                int expectedIndex = filled / CHUNK_SIZE;
+                if (RecordCodec.chunkIndex(key.getData()) != expectedIndex || filled + chunk.getSize() > body.length) {
+                    break;
+                }
+                System.arraycopy(chunk.getData(), chunk.getOffset(), body, filled, chunk.getSize());
+                filled += chunk.getSize();
+                status = cursor.getNext(key, chunk, null);
+            }
+        }
+        if (filled != body.length) {
+            throw new IllegalStateException("content of message " + messageId + " is damaged: " + filled + " of "
+                    + body.length + " bytes readable");
+        }
+        return Optional.of(body);
+    }
+
+    @Override
+    public void close() {
+        RuntimeException first = null;
+        for (Database database : List.of(entries, content, metadata, config, schema)) {
+            try {
+                database.close();
+            } catch (RuntimeException e) {
+                if (first == null) {
+                    first = e;
+                } else {
+                    first.addSuppressed(e);
+                }
+            }
+        }
+        if (first != null) {
+            throw first;
+        }
+    }
+
+    private static void closeQuietly(Database database, RuntimeException cause) {
+        try {
+            database.close();
+        } catch (RuntimeException e) {
+            cause.addSuppressed(e);
+        }
+    }
+
+    private static void abortIfOpen(Transaction txn) {
+        Transaction.State state = txn.getState();
+        if (state == Transaction.State.OPEN || state == Transaction.State.MUST_ABORT) {
+            try {
+                txn.abort();
+            } catch (RuntimeException e) {
+                // The original failure is what matters; an abort failure adds nothing for the caller.
+            }
+        }
+    }
+}
