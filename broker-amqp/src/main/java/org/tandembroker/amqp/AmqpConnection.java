@@ -1,0 +1,332 @@
+package org.tandembroker.amqp;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.apache.qpid.proton.amqp.Symbol;
+import org.apache.qpid.proton.amqp.transaction.Coordinator;
+import org.apache.qpid.proton.amqp.transport.AmqpError;
+import org.apache.qpid.proton.amqp.transport.ErrorCondition;
+import org.apache.qpid.proton.engine.Connection;
+import org.apache.qpid.proton.engine.Delivery;
+import org.apache.qpid.proton.engine.EndpointState;
+import org.apache.qpid.proton.engine.Link;
+import org.apache.qpid.proton.engine.Receiver;
+import org.apache.qpid.proton.engine.Sender;
+import org.apache.qpid.proton.engine.Session;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.tandembroker.core.BrokerException;
+import org.tandembroker.core.ErrorKind;
+import org.tandembroker.core.config.ConnectionLimits;
+import org.tandembroker.core.oplog.LogCode;
+import org.tandembroker.core.oplog.OperationalLog;
+import org.tandembroker.core.vhost.Admission;
+import org.tandembroker.core.vhost.ClientConnection;
+import org.tandembroker.core.vhost.ConnectionRegistration;
+import org.tandembroker.core.vhost.VirtualHost;
+
+/**
+ * One client connection as AMQP sees it: the open handshake (virtual host lookup, connection limit, admission),
+ * its sessions and links, its transactions, and how it ends. It is also the {@link ClientConnection} the core
+ * knows, so the core can close it (for instance when this node stops serving the virtual host).
+ *
+ * <p>Thread: the channel's event loop owns every field; {@link #closeByBroker} and {@link #describe} may be called
+ * from any thread ({@code user} is volatile for the latter).
+ */
+final class AmqpConnection implements ProtonEventListener, ClientConnection {
+    private static final Logger LOG = LoggerFactory.getLogger(AmqpConnection.class);
+    static final String CONTAINER_ID = "tandem";
+    private static final Symbol ANONYMOUS_RELAY = Symbol.valueOf("ANONYMOUS-RELAY");
+    private static final Symbol CONNECTION_ESTABLISHMENT_FAILED = Symbol.valueOf("amqp:connection-establishment-failed");
+
+    private final FrontEndResources resources;
+    private final ConnectionExecutor executor;
+    private final Connection protonConnection;
+    private final String remoteAddress;
+    private final boolean withinConnectionLimit;
+    private final Runnable onOpened;
+    private final ConnectionTransactions transactions = new ConnectionTransactions();
+    private final Map<Link, AmqpLink> links = new HashMap<>();
+    private final MessageMetadataDecoder metadataDecoder;
+    private final RedeliveryHeader redeliveryHeader;
+
+    private volatile String user;
+    private VirtualHost virtualHost;
+    private ConnectionRegistration registration;
+    private String closeReason = "closed by client";
+    private boolean ended;
+
+    AmqpConnection(FrontEndResources resources, ConnectionExecutor executor, Connection protonConnection,
+                   String remoteAddress, boolean withinConnectionLimit, Runnable onOpened) {
+        this.resources = resources;
+        this.executor = executor;
+        this.protonConnection = protonConnection;
+        this.remoteAddress = remoteAddress;
+        this.withinConnectionLimit = withinConnectionLimit;
+        this.onOpened = onOpened;
+        MessageSections sections = new MessageSections();
+        this.metadataDecoder = new MessageMetadataDecoder(sections);
+        this.redeliveryHeader = new RedeliveryHeader(sections);
+    }
+
+    void authenticated(String authenticatedUser) {
+        this.user = authenticatedUser;
+    }
+
+    // ---- what links use
+
+    VirtualHost virtualHost() {
+        return virtualHost;
+    }
+
+    ConnectionExecutor executor() {
+        return executor;
+    }
+
+    ConnectionLimits limits() {
+        return resources.limits();
+    }
+
+    ConnectionTransactions transactions() {
+        return transactions;
+    }
+
+    MessageMetadataDecoder metadataDecoder() {
+        return metadataDecoder;
+    }
+
+    RedeliveryHeader redeliveryHeader() {
+        return redeliveryHeader;
+    }
+
+    String remoteContainerId() {
+        String container = protonConnection.getRemoteContainer();
+        return container == null ? "" : container;
+    }
+
+    /** The core said this node no longer serves the virtual host: close so that failover clients move on. */
+    void closeBecauseNodeInactive(Throwable failure) {
+        close(ErrorConditions.of(failure), "virtual host not active: " + BrokerException.from(failure).getMessage());
+    }
+
+    // ---- ClientConnection
+
+    @Override
+    public String describe() {
+        String who = user;
+        return remoteAddress + " (" + (who == null ? "not authenticated" : who) + ")";
+    }
+
+    @Override
+    public void closeByBroker(String reason, String redirectAddress) {
+        executor.execute(() -> {
+            ErrorCondition condition = ErrorConditions.connectionForced(reason);
+            if (redirectAddress != null && virtualHost != null) {
+                try {
+                    condition = ErrorConditions.redirect(reason, redirectAddress, virtualHost.name());
+                } catch (IllegalArgumentException e) {
+                    LOG.warn("Ignoring redirect for {}: {}", describe(), e.getMessage());
+                }
+            }
+            close(condition, "closed by broker: " + reason);
+        });
+    }
+
+    // ---- Proton events
+
+    @Override
+    public void onConnectionRemoteOpen(Connection connection) {
+        protonConnection.setContainer(CONTAINER_ID);
+        if (user == null) {
+            refuse(ErrorConditions.condition(AmqpError.UNAUTHORIZED_ACCESS, "not authenticated"), "not authenticated");
+            return;
+        }
+        String requested = connection.getRemoteHostname();
+        Optional<VirtualHost> found = resources.virtualHosts().find(requested);
+        if (found.isEmpty()) {
+            String text = "virtual host '" + requested + "' does not exist on this broker";
+            refuse(ErrorConditions.condition(AmqpError.NOT_FOUND, text), text);
+            return;
+        }
+        VirtualHost host = found.get();
+        if (!withinConnectionLimit) {
+            String text = "too many connections: this broker accepts at most " + limits().maxConnections();
+            refuse(ErrorConditions.of(ErrorKind.RESOURCE_LIMIT_EXCEEDED, text), text);
+            return;
+        }
+        Admission admission = host.admit(this);
+        if (admission instanceof Admission.Admitted admitted) {
+            registration = admitted.registration();
+            virtualHost = host;
+            protonConnection.setOfferedCapabilities(new Symbol[]{ANONYMOUS_RELAY});
+            protonConnection.open();
+            resources.log().log(LogCode.CON_1001, describe(), host.name(), user);
+            onOpened.run();
+        } else if (admission instanceof Admission.Refused refused) {
+            refuse(refusalCondition(host, refused), refused.description()
+                    + (refused.redirectAddress() == null ? "" : " (redirected to " + refused.redirectAddress() + ")"));
+        }
+    }
+
+    private static ErrorCondition refusalCondition(VirtualHost host, Admission.Refused refused) {
+        String description = refused.description();
+        if (refused.kind() == ErrorKind.NOT_ACTIVE && (description == null || description.isBlank())) {
+            description = "virtual host " + host.name() + " is not active on this node (replica); try another node";
+        }
+        if (refused.redirectAddress() != null) {
+            try {
+                return ErrorConditions.redirect(description, refused.redirectAddress(), host.name());
+            } catch (IllegalArgumentException e) {
+                LOG.warn("Ignoring redirect for virtual host {}: {}", host.name(), e.getMessage());
+            }
+        }
+        return ErrorConditions.of(refused.kind(), description);
+    }
+
+    /** Answers the open and closes at once, marking the open as failed so clients wait for the close's error. */
+    private void refuse(ErrorCondition condition, String reason) {
+        resources.log().log(LogCode.CON_1003, describe(), reason);
+        closeReason = "refused: " + reason;
+        protonConnection.setProperties(Map.of(CONNECTION_ESTABLISHMENT_FAILED, true));
+        protonConnection.open();
+        protonConnection.setCondition(condition);
+        protonConnection.close();
+    }
+
+    @Override
+    public void onConnectionRemoteClose(Connection connection) {
+        ErrorCondition remote = connection.getRemoteCondition();
+        if (protonConnection.getLocalState() != EndpointState.CLOSED) {
+            closeReason = remote != null && remote.getCondition() != null
+                    ? "closed by client: " + remote.getCondition() + " " + remote.getDescription()
+                    : "closed by client";
+            protonConnection.close();
+        }
+    }
+
+    @Override
+    public void onSessionRemoteOpen(Session session) {
+        if (virtualHost != null && protonConnection.getLocalState() == EndpointState.ACTIVE) {
+            session.open();
+        }
+    }
+
+    @Override
+    public void onSessionRemoteClose(Session session) {
+        List<Link> ofSession = new ArrayList<>();
+        for (Link link : links.keySet()) {
+            if (link.getSession() == session) {
+                ofSession.add(link);
+            }
+        }
+        for (Link link : ofSession) {
+            links.remove(link).onEnded();
+        }
+        session.close();
+        session.free();
+    }
+
+    @Override
+    public void onLinkRemoteOpen(Link link) {
+        if (virtualHost == null || protonConnection.getLocalState() != EndpointState.ACTIVE) {
+            return;
+        }
+        AmqpLink amqpLink;
+        if (link instanceof Receiver receiver) {
+            amqpLink = receiver.getRemoteTarget() instanceof Coordinator
+                    ? new TransactionCoordinatorLink(this, receiver)
+                    : new IncomingLink(this, receiver);
+        } else {
+            amqpLink = new OutgoingLink(this, (Sender) link);
+        }
+        link.setContext(amqpLink);
+        links.put(link, amqpLink);
+        amqpLink.attach();
+    }
+
+    @Override
+    public void onLinkRemoteDetach(Link link, boolean closed) {
+        AmqpLink amqpLink = links.remove(link);
+        if (amqpLink != null) {
+            amqpLink.onRemoteDetach(closed);
+        } else if (link.getLocalState() != EndpointState.CLOSED) {
+            link.close();
+            link.free();
+        }
+    }
+
+    @Override
+    public void onLinkFlow(Link link) {
+        AmqpLink amqpLink = links.get(link);
+        if (amqpLink != null) {
+            amqpLink.onFlow();
+        }
+    }
+
+    @Override
+    public void onDelivery(Delivery delivery) {
+        AmqpLink amqpLink = links.get(delivery.getLink());
+        if (amqpLink != null) {
+            amqpLink.onDelivery(delivery);
+        }
+    }
+
+    @Override
+    public void onTransportError(ErrorCondition condition) {
+        String text = condition == null ? "unknown" : condition.getCondition() + " " + condition.getDescription();
+        resources.log().log(LogCode.CON_1005, describe(), text);
+        closeReason = "protocol error: " + text;
+    }
+
+    // ---- ending
+
+    /** Closes with {@code condition}; the driver closes the socket once the close frame is written. */
+    void close(ErrorCondition condition, String reason) {
+        if (ended || protonConnection.getLocalState() == EndpointState.CLOSED) {
+            return;
+        }
+        closeReason = reason;
+        if (protonConnection.getLocalState() == EndpointState.UNINITIALIZED) {
+            protonConnection.setProperties(Map.of(CONNECTION_ESTABLISHMENT_FAILED, true));
+            protonConnection.open();
+        }
+        protonConnection.setCondition(condition);
+        protonConnection.close();
+    }
+
+    /** Something failed inside the broker while handling this connection: tell the client and close. */
+    void closeOnInternalError(Throwable failure) {
+        close(ErrorConditions.condition(AmqpError.INTERNAL_ERROR, "internal error: " + failure), "internal error: " + failure);
+    }
+
+    /**
+     * The socket is gone (whatever the reason): give back subscriptions, roll back open transactions,
+     * deregister from the virtual host. Runs once.
+     */
+    void ended() {
+        if (ended) {
+            return;
+        }
+        ended = true;
+        for (AmqpLink link : links.values()) {
+            try {
+                link.onEnded();
+            } catch (RuntimeException e) {
+                LOG.warn("Releasing a link of {} failed", describe(), e);
+            }
+        }
+        links.clear();
+        try {
+            transactions.rollbackAll();
+        } finally {
+            if (registration != null) {
+                registration.deregister();
+                registration = null;
+                resources.log().log(LogCode.CON_1002, describe() + " : " + closeReason);
+            }
+        }
+    }
+}

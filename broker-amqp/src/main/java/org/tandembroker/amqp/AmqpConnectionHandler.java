@@ -1,0 +1,296 @@
+package org.tandembroker.amqp;
+
+import java.io.IOException;
+import java.net.SocketAddress;
+import java.nio.ByteBuffer;
+import java.util.concurrent.RejectedExecutionException;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import org.apache.qpid.proton.engine.Collector;
+import org.apache.qpid.proton.engine.Connection;
+import org.apache.qpid.proton.engine.Sasl;
+import org.apache.qpid.proton.engine.Transport;
+import org.apache.qpid.proton.engine.TransportException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.tandembroker.core.oplog.LogCode;
+
+/**
+ * Drives one connection's Proton-J {@link Transport}: bytes read from the socket go into the transport and are
+ * processed; the resulting Proton events are dispatched; whatever the transport has to send is written. When
+ * Proton closes its output (our close frame is out, or a fatal error) the socket is closed after the write.
+ *
+ * <p>Buffers: a {@link ByteBuf} read from the pipeline is copied into Proton's input buffer and released here;
+ * output is copied from Proton's output buffer into new buffers whose ownership passes to the channel on write.
+ *
+ * <p>Errors: anything thrown while handling this connection is logged once (CON-1005) and closes this
+ * connection only, with {@code amqp:internal-error} when a close frame can still be sent.
+ *
+ * <p>Thread: everything here runs on the channel's event loop and owns the transport, the Proton connection and
+ * the {@link AmqpConnection}; {@link #execute} is the only entry from other threads.
+ */
+final class AmqpConnectionHandler extends ChannelInboundHandlerAdapter
+        implements ConnectionExecutor, SaslAuthenticatorBridge.Outcome {
+    private static final Logger LOG = LoggerFactory.getLogger(AmqpConnectionHandler.class);
+    /** Sessions per connection; Proton negotiates the smaller of this and the peer's channel-max. */
+    private static final int CHANNEL_MAX = 1023;
+
+    private final FrontEndResources resources;
+    private final Transport transport = Transport.Factory.create();
+    private final Connection protonConnection = Connection.Factory.create();
+    private final Collector collector = Collector.Factory.create();
+
+    private ChannelHandlerContext ctx;
+    private AmqpConnection connection;
+    private ProtonEventDispatcher dispatcher;
+    private IdleTimeoutTicker ticker;
+    private boolean inputStarted;
+    private boolean inputClosed;
+    private boolean closing;
+    private boolean pumpScheduled;
+    private boolean ended;
+
+    AmqpConnectionHandler(FrontEndResources resources) {
+        this.resources = resources;
+    }
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        this.ctx = ctx;
+    }
+
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) {
+        boolean withinLimit = resources.liveConnections().add(this);
+        SocketAddress remote = ctx.channel().remoteAddress();
+
+        transport.setMaxFrameSize(resources.limits().maxFrameSize()); // before sasl(): it sizes the frame parser
+        transport.setChannelMax(CHANNEL_MAX);
+        transport.setIdleTimeout((int) Math.min(Integer.MAX_VALUE, resources.limits().idleTimeout().toMillis()));
+        transport.setEmitFlowEventOnSend(false);
+        Sasl sasl = transport.sasl();
+        sasl.server();
+        sasl.allowSkip(false);
+        sasl.setMechanisms(SaslAuthenticatorBridge.mechanisms(resources.authenticator().anonymousEnabled()));
+        sasl.setListener(new SaslAuthenticatorBridge(resources.authenticator(), resources.authExecutor(), this,
+                remote, this));
+
+        protonConnection.collect(collector);
+        transport.bind(protonConnection);
+        connection = new AmqpConnection(resources, this, protonConnection, String.valueOf(remote), withinLimit,
+                () -> ticker.restart());
+        dispatcher = new ProtonEventDispatcher(collector, connection);
+        ticker = new IdleTimeoutTicker(transport, ctx.executor(), this::pump);
+        ticker.start();
+        ctx.fireChannelActive();
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        ByteBuf in = (ByteBuf) msg;
+        try {
+            if (!inputClosed) {
+                inputStarted = true;
+                feed(in);
+            }
+        } catch (RuntimeException e) {
+            fail(e);
+            return;
+        } finally {
+            in.release();
+        }
+        pump();
+    }
+
+    private void feed(ByteBuf in) {
+        while (in.isReadable()) {
+            int capacity = transport.capacity();
+            if (capacity <= 0) {
+                inputClosed = capacity < 0;
+                return; // Proton stopped reading (closed or failed): the rest is dropped
+            }
+            ByteBuffer tail = transport.tail();
+            int n = Math.min(capacity, in.readableBytes());
+            ByteBuffer slice = tail.duplicate();
+            slice.limit(slice.position() + n);
+            in.readBytes(slice);
+            tail.position(slice.position());
+            try {
+                transport.process();
+            } catch (TransportException e) {
+                // an error in the SASL layer; AMQP-layer errors arrive as TRANSPORT_ERROR events instead
+                resources.log().log(LogCode.CON_1005, connection.describe(), e.getMessage());
+                inputClosed = true;
+                flushOutput();
+                closeAfterFlush();
+                return;
+            }
+        }
+    }
+
+    /** Dispatches pending Proton events and writes pending output. */
+    private void pump() {
+        if (ended) {
+            return;
+        }
+        try {
+            dispatcher.dispatchAll();
+            flushOutput();
+        } catch (RuntimeException e) {
+            fail(e);
+        }
+    }
+
+    private void flushOutput() {
+        if (!inputStarted) {
+            // never speak first: a peer that sends a wrong header gets exactly one header back (from the guard)
+            if (transport.pending() < 0) {
+                closeAfterFlush();
+            }
+            return;
+        }
+        boolean wrote = false;
+        int pending;
+        while ((pending = transport.pending()) > 0) {
+            ByteBuffer head = transport.head();
+            ByteBuf out = ctx.alloc().ioBuffer(pending);
+            out.writeBytes(head.duplicate());
+            transport.pop(pending);
+            ctx.write(out);
+            wrote = true;
+        }
+        if (wrote) {
+            ctx.flush();
+        }
+        if (pending < 0) {
+            closeAfterFlush();
+        }
+    }
+
+    private void closeAfterFlush() {
+        if (!closing) {
+            closing = true;
+            ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
+        }
+    }
+
+    /** One bad connection must not disturb the others: log once, try to tell the client, close. */
+    private void fail(Throwable e) {
+        if (closing) {
+            return;
+        }
+        LOG.debug("Failure on connection {}", connection == null ? ctx.channel() : connection.describe(), e);
+        resources.log().log(LogCode.CON_1005, connection == null ? String.valueOf(ctx.channel().remoteAddress())
+                : connection.describe(), "internal error: " + e);
+        try {
+            if (connection != null) {
+                connection.closeOnInternalError(e);
+                flushOutput();
+            }
+        } catch (RuntimeException again) {
+            LOG.debug("Could not send the close frame", again);
+        }
+        closeAfterFlush();
+    }
+
+    // ---- ConnectionExecutor
+
+    @Override
+    public boolean execute(Runnable task) {
+        try {
+            ctx.executor().execute(() -> {
+                try {
+                    task.run();
+                } catch (RuntimeException e) {
+                    fail(e);
+                    return;
+                }
+                schedulePump();
+            });
+            return true;
+        } catch (RejectedExecutionException e) {
+            return false;
+        }
+    }
+
+    /** Coalesces the pumps of many hand-offs (a burst of deliveries) into one write and flush. */
+    private void schedulePump() {
+        if (!pumpScheduled && !ended) {
+            pumpScheduled = true;
+            ctx.executor().execute(() -> {
+                pumpScheduled = false;
+                pump();
+            });
+        }
+    }
+
+    // ---- SASL outcome (event loop)
+
+    @Override
+    public void authenticated(String user) {
+        if (!ended) {
+            connection.authenticated(user);
+        }
+    }
+
+    @Override
+    public void authenticationFailed(String reason) {
+        if (ended) {
+            return;
+        }
+        resources.log().log(LogCode.CON_1004, connection.describe(), reason);
+        // write the SASL outcome only (not the AMQP header Proton would add next), then close
+        inputClosed = true;
+        int pending = transport.pending();
+        if (pending > 0) {
+            ByteBuf out = ctx.alloc().ioBuffer(pending);
+            out.writeBytes(transport.head().duplicate());
+            transport.pop(pending);
+            ctx.write(out);
+        }
+        closeAfterFlush();
+    }
+
+    /** Shutdown or operator request from any thread: close with amqp:connection:forced. */
+    void closeByBroker(String reason) {
+        connection.closeByBroker(reason, null);
+    }
+
+    boolean isOpen() {
+        return !ended;
+    }
+
+    // ---- socket end
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        if (cause instanceof IOException) {
+            LOG.debug("I/O error on {}: {}", connection == null ? ctx.channel() : connection.describe(), cause.toString());
+        } else {
+            resources.log().log(LogCode.CON_1005, connection == null ? String.valueOf(ctx.channel().remoteAddress())
+                    : connection.describe(), cause.getCause() != null ? cause.getCause().toString() : cause.toString());
+        }
+        closing = true;
+        ctx.close();
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        ended = true;
+        resources.liveConnections().remove(this);
+        if (ticker != null) {
+            ticker.stop();
+        }
+        if (connection != null) {
+            try {
+                connection.ended();
+            } catch (RuntimeException e) {
+                LOG.warn("Cleaning up {} failed", connection.describe(), e);
+            }
+        }
+        ctx.fireChannelInactive();
+    }
+}

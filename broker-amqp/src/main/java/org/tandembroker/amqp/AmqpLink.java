@@ -1,0 +1,37 @@
+package org.tandembroker.amqp;
+
+import org.apache.qpid.proton.amqp.transport.ErrorCondition;
+import org.apache.qpid.proton.engine.Delivery;
+import org.apache.qpid.proton.engine.Link;
+import org.apache.qpid.proton.engine.Receiver;
+
+/**
+ * One attached link of a connection, kept as the Proton link's context. Every method runs on the connection's
+ * event loop.
+ */
+interface AmqpLink {
+
+    /** The peer's attach arrived: resolve the terminus with the core, then answer with our attach. */
+    void attach();
+
+    void onFlow();
+
+    void onDelivery(Delivery delivery);
+
+    /** The peer detached (or closed) the link: answer in kind and give back core resources. */
+    void onRemoteDetach(boolean closed);
+
+    /** The link's session or connection ended without a detach: give back core resources, send nothing. */
+    void onEnded();
+
+    /**
+     * Refuses an attach the way the spec asks: attach with a null local terminus, then detach with the error.
+     */
+    static void refuseAttach(Link link, ErrorCondition condition) {
+        link.setSource(link instanceof Receiver ? link.getRemoteSource() : null);
+        link.setTarget(link instanceof Receiver ? null : link.getRemoteTarget());
+        link.open();
+        link.setCondition(condition);
+        link.close();
+    }
+}

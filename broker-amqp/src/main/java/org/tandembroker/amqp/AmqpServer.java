@@ -1,0 +1,141 @@
+package org.tandembroker.amqp;
+
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.ChannelPipeline;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.channel.nio.NioEventLoopGroup;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.ssl.SslContext;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import io.netty.util.concurrent.GlobalEventExecutor;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.tandembroker.core.config.ListenerConfig;
+import org.tandembroker.core.frontend.FrontEndContext;
+import org.tandembroker.core.frontend.ProtocolFrontEnd;
+
+/**
+ * The AMQP 1.0 front end: binds every configured listener (amqps when the listener has TLS) and gives each
+ * accepted socket its pipeline: [TLS] → {@link ProtocolHeaderGuard} → {@link AmqpConnectionHandler}.
+ *
+ * <p>Threads: "amqp-accept" accepts, "amqp-io-*" event loops run every connection, "amqp-sasl-*" checks passwords.
+ * {@link #start} and {@link #close} are called by the broker's lifecycle thread; {@code close} is idempotent.
+ */
+public final class AmqpServer implements ProtocolFrontEnd {
+    private static final Logger LOG = LoggerFactory.getLogger(AmqpServer.class);
+    private static final int AUTH_THREADS = 2;
+    private static final long CLOSE_GRACE_MILLIS = 5_000;
+
+    private final FrontEndContext context;
+    private final LiveConnections liveConnections;
+    private final AtomicBoolean closed = new AtomicBoolean();
+    private final List<String> boundAddresses = new ArrayList<>();
+    private final List<Channel> serverChannels = new ArrayList<>();
+    private final ChannelGroup connectionChannels = new DefaultChannelGroup("amqp-connections", GlobalEventExecutor.INSTANCE);
+    private EventLoopGroup acceptGroup;
+    private EventLoopGroup ioGroup;
+    private ExecutorService authExecutor;
+
+    public AmqpServer(FrontEndContext context) {
+        this.context = context;
+        this.liveConnections = new LiveConnections(context.config().limits().maxConnections());
+    }
+
+    @Override
+    public synchronized void start() throws Exception {
+        if (closed.get()) {
+            throw new IllegalStateException("the AMQP front end was closed");
+        }
+        if (acceptGroup != null) {
+            return;
+        }
+        acceptGroup = new NioEventLoopGroup(1, new DefaultThreadFactory("amqp-accept"));
+        ioGroup = new NioEventLoopGroup(0, new DefaultThreadFactory("amqp-io"));
+        authExecutor = Executors.newFixedThreadPool(AUTH_THREADS, new DefaultThreadFactory("amqp-sasl", true));
+        FrontEndResources resources = new FrontEndResources(context.virtualHosts(), context.authenticator(),
+                context.operationalLog(), context.config().limits(), authExecutor, liveConnections);
+        try {
+            for (ListenerConfig listener : context.config().listeners()) {
+                bind(listener, resources);
+            }
+        } catch (Exception e) {
+            close();
+            throw e;
+        }
+    }
+
+    private void bind(ListenerConfig listener, FrontEndResources resources) throws InterruptedException {
+        SslContext tls = listener.tls().map(t -> ServerTlsContext.from(t, context.etcDirectory())).orElse(null);
+        ServerBootstrap bootstrap = new ServerBootstrap()
+                .group(acceptGroup, ioGroup)
+                .channel(NioServerSocketChannel.class)
+                .option(ChannelOption.SO_REUSEADDR, true)
+                .childOption(ChannelOption.TCP_NODELAY, true)
+                .childHandler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel channel) {
+                        connectionChannels.add(channel);
+                        ChannelPipeline pipeline = channel.pipeline();
+                        if (tls != null) {
+                            pipeline.addLast("tls", tls.newHandler(channel.alloc()));
+                        }
+                        pipeline.addLast("protocol-header", new ProtocolHeaderGuard(context.operationalLog()));
+                        pipeline.addLast("amqp", new AmqpConnectionHandler(resources));
+                    }
+                });
+        Channel channel = bootstrap.bind(listener.host(), listener.port()).sync().channel();
+        serverChannels.add(channel);
+        int port = ((InetSocketAddress) channel.localAddress()).getPort();
+        boundAddresses.add((tls != null ? "amqps" : "amqp") + "://" + listener.host() + ":" + port);
+    }
+
+    @Override
+    public synchronized List<String> boundAddresses() {
+        return List.copyOf(boundAddresses);
+    }
+
+    /** Connections currently open (for tests and management). */
+    public int connectionCount() {
+        return liveConnections.size();
+    }
+
+    @Override
+    public synchronized void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        for (Channel channel : serverChannels) {
+            channel.close().awaitUninterruptibly();
+        }
+        for (AmqpConnectionHandler connection : liveConnections.snapshot()) {
+            connection.closeByBroker("the broker is shutting down");
+        }
+        if (!connectionChannels.newCloseFuture().awaitUninterruptibly(CLOSE_GRACE_MILLIS)) {
+            LOG.warn("{} connections did not close within {} ms; closing their sockets",
+                    connectionChannels.size(), CLOSE_GRACE_MILLIS);
+        }
+        connectionChannels.close().awaitUninterruptibly();
+        if (ioGroup != null) {
+            ioGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly();
+        }
+        if (acceptGroup != null) {
+            acceptGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly();
+        }
+        if (authExecutor != null) {
+            authExecutor.shutdownNow();
+        }
+    }
+}
