@@ -53,6 +53,7 @@ class KilledProcessTest {
         }
         reader.join(TimeUnit.SECONDS.toMillis(30)); // reads what the child printed before it died, then EOF
         assertThat(reader.isAlive()).isFalse();
+        assertThat(child.exitValue()).as("killed, not exited").isNotZero();
 
         StoreFixture fixture = new StoreFixture(work);
         BdbMessageStore store = fixture.open(Map.of(), List.of());

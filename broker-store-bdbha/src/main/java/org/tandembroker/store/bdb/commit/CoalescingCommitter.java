@@ -83,8 +83,9 @@ public final class CoalescingCommitter<T> implements AutoCloseable {
     /** Pool mode only: applied, waiting for the flusher. */
     private final BlockingQueue<Pending<T>> applied = new LinkedBlockingQueue<>();
     private final Pending<T> poison = new Pending<>(null, false, null);
-    private final List<Thread> applierThreads = new ArrayList<>();
-    private Thread flusherThread;
+    /** Written once by {@link #start()}; read by any thread (volatile publication). */
+    private volatile List<Thread> applierThreads = List.of();
+    private final Thread flusherThread;
     private final AtomicBoolean started = new AtomicBoolean();
     private final AtomicBoolean closed = new AtomicBoolean();
     private final AtomicInteger liveAppliers = new AtomicInteger();
@@ -96,9 +97,10 @@ public final class CoalescingCommitter<T> implements AutoCloseable {
     private final AtomicLong flushedCommits = new AtomicLong();
     private final AtomicLong largestBatch = new AtomicLong();
 
-    private CoalescingCommitter(String threadName, int appliers, Applier<T> applier, LogFlusher flusher,
-                                Outcomes outcomes) {
+    private CoalescingCommitter(String threadName, int appliers, boolean separateFlusher, Applier<T> applier,
+                                LogFlusher flusher, Outcomes outcomes) {
         this.threadName = Objects.requireNonNull(threadName, "threadName");
+        this.flusherThread = separateFlusher ? new Thread(this::runFlusher, threadName + "-flusher") : null;
         this.appliers = appliers;
         this.applier = Objects.requireNonNull(applier, "applier");
         this.flusher = Objects.requireNonNull(flusher, "flusher");
@@ -108,7 +110,7 @@ public final class CoalescingCommitter<T> implements AutoCloseable {
     /** One thread applies, flushes and completes (the standalone store). */
     public static <T> CoalescingCommitter<T> singleThread(String threadName, Applier<T> applier, LogFlusher flusher,
                                                           Outcomes outcomes) {
-        return new CoalescingCommitter<>(threadName, 1, applier, flusher, outcomes);
+        return new CoalescingCommitter<>(threadName, 1, false, applier, flusher, outcomes);
     }
 
     /**
@@ -120,9 +122,7 @@ public final class CoalescingCommitter<T> implements AutoCloseable {
         if (appliers < 1) {
             throw new IllegalArgumentException("appliers must be at least 1: " + appliers);
         }
-        CoalescingCommitter<T> committer = new CoalescingCommitter<>(threadName, appliers, applier, flusher, outcomes);
-        committer.flusherThread = new Thread(committer::runFlusher, threadName + "-flusher");
-        return committer;
+        return new CoalescingCommitter<>(threadName, appliers, true, applier, flusher, outcomes);
     }
 
     /** Starts the threads. Submissions made before are kept and applied. */
@@ -130,17 +130,19 @@ public final class CoalescingCommitter<T> implements AutoCloseable {
         if (closed.get() || !started.compareAndSet(false, true)) {
             throw new IllegalStateException(threadName + " already started or closed");
         }
+        List<Thread> threads = new ArrayList<>();
         if (flusherThread == null) {
-            applierThreads.add(new Thread(this::runSingleThread, threadName));
+            threads.add(new Thread(this::runSingleThread, threadName));
         } else {
             liveAppliers.set(appliers);
             for (int i = 1; i <= appliers; i++) {
-                applierThreads.add(new Thread(this::runApplier, threadName + "-applier-" + i));
+                threads.add(new Thread(this::runApplier, threadName + "-applier-" + i));
             }
             flusherThread.setDaemon(true);
             flusherThread.start();
         }
-        for (Thread thread : applierThreads) {
+        applierThreads = List.copyOf(threads);
+        for (Thread thread : threads) {
             thread.setDaemon(true);
             thread.start();
         }
