@@ -32,7 +32,6 @@ import org.tandembroker.core.store.StoreRoleListener;
 import org.tandembroker.core.store.StoreStatus;
 import org.tandembroker.core.store.StoreTransaction;
 import org.tandembroker.store.bdb.commit.CoalescingCommitter;
-import org.tandembroker.store.bdb.commit.CommitterStats;
 
 /**
  * The standalone Berkeley DB JE store: one transactional JE environment per virtual host. Always active once

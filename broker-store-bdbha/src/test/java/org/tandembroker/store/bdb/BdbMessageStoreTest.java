@@ -24,7 +24,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.tandembroker.core.BrokerException;
 import org.tandembroker.core.ErrorKind;
-import org.tandembroker.core.config.NameValue;
 import org.tandembroker.core.store.ConfigRecord;
 import org.tandembroker.core.store.MessageStoreFactory;
 import org.tandembroker.core.store.StoreTransaction;
