@@ -16,6 +16,10 @@ import java.util.concurrent.CompletableFuture;
  * ({@link StoreRoleListener#becamePassive}). A standalone store becomes active once, straight after start. A
  * replicated store becomes active when its node is elected or designated master and passive when it loses that
  * role. {@link #recover(RecoveryHandler)} is only valid while active. {@link #close()} ends everything.
+ *
+ * <p><b>Completion threads.</b> Commit and load futures complete on the store's own threads (for a group-commit
+ * store, the committer that fsyncs the batch). Stages attached without an executor run there and delay the next
+ * batch: keep them short (hand work to a queue's executor or a connection's event loop), never block in them.
  */
 public interface MessageStore extends AutoCloseable {
 
@@ -41,7 +45,10 @@ public interface MessageStore extends AutoCloseable {
     /** What the store knows of its own state, for logs and management (never null). */
     StoreStatus status();
 
-    /** Closes the store; pending commits fail. Idempotent. */
+    /**
+     * Closes the store; pending commits fail. Blocks until the store's files are released (so the directory can be
+     * reopened), unless called from one of the store's own threads. Idempotent.
+     */
     @Override
     void close();
 }

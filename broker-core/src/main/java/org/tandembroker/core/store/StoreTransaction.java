@@ -16,7 +16,10 @@ import java.util.concurrent.CompletableFuture;
  */
 public interface StoreTransaction {
 
-    /** Stores a message: {@code metadata} and {@code content} are opaque to the store. */
+    /**
+     * Stores a message: {@code metadata} and {@code content} are opaque to the store, which does not copy them (the
+     * caller must not change the arrays afterwards).
+     */
     void storeMessage(long messageId, byte[] metadata, byte[] content);
 
     /** Records that {@code messageId} is on queue {@code queueId}. */
@@ -31,7 +34,7 @@ public interface StoreTransaction {
     /** Creates or replaces a configuration record. */
     void putConfig(ConfigRecord record);
 
-    /** Removes a configuration record. */
+    /** Removes a configuration record; removing a queue's record also removes every entry of that queue. */
     void removeConfig(UUID id);
 
     /** True when no operation was added. */
