@@ -56,7 +56,7 @@ final class AmqpConnection implements ProtonEventListener, ClientConnection {
     private volatile String user;
     private VirtualHost virtualHost;
     private ConnectionRegistration registration;
-    private String closeReason = "closed by client";
+    private String closeReason;
     private boolean ended;
 
     AmqpConnection(FrontEndResources resources, ConnectionExecutor executor, Connection protonConnection,
@@ -276,6 +276,14 @@ final class AmqpConnection implements ProtonEventListener, ClientConnection {
 
     @Override
     public void onTransportError(ErrorCondition condition) {
+        if (protonConnection.getLocalState() == EndpointState.CLOSED) {
+            // we closed first (e.g. Proton's idle timeout); the transport error is only its echo
+            ErrorCondition local = protonConnection.getCondition();
+            if (closeReason == null && local != null) {
+                closeReason = "closed by broker: " + local.getDescription();
+            }
+            return;
+        }
         String text = condition == null ? "unknown" : condition.getCondition() + " " + condition.getDescription();
         resources.log().log(LogCode.CON_1005, describe(), text);
         closeReason = "protocol error: " + text;
@@ -302,6 +310,16 @@ final class AmqpConnection implements ProtonEventListener, ClientConnection {
         close(ErrorConditions.condition(AmqpError.INTERNAL_ERROR, "internal error: " + failure), "internal error: " + failure);
     }
 
+    private String endReason() {
+        if (closeReason != null) {
+            return closeReason;
+        }
+        if (protonConnection.getLocalState() == EndpointState.CLOSED && protonConnection.getCondition() != null) {
+            return "closed by broker: " + protonConnection.getCondition().getDescription();
+        }
+        return "connection lost without a close frame";
+    }
+
     /**
      * The socket is gone (whatever the reason): give back subscriptions, roll back open transactions,
      * deregister from the virtual host. Runs once.
@@ -325,7 +343,7 @@ final class AmqpConnection implements ProtonEventListener, ClientConnection {
             if (registration != null) {
                 registration.deregister();
                 registration = null;
-                resources.log().log(LogCode.CON_1002, describe() + " : " + closeReason);
+                resources.log().log(LogCode.CON_1002, describe() + " : " + endReason());
             }
         }
     }

@@ -9,6 +9,7 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import org.apache.qpid.proton.amqp.transport.AmqpError;
 import org.apache.qpid.proton.engine.Collector;
 import org.apache.qpid.proton.engine.Connection;
 import org.apache.qpid.proton.engine.Sasl;
@@ -103,6 +104,9 @@ final class AmqpConnectionHandler extends ChannelInboundHandlerAdapter
             in.release();
         }
         pump();
+        if (inputClosed) {
+            closeAfterFlush(); // Proton reads no more: whatever it had to say has just been written
+        }
     }
 
     private void feed(ByteBuf in) {
@@ -124,8 +128,13 @@ final class AmqpConnectionHandler extends ChannelInboundHandlerAdapter
                 // an error in the SASL layer; AMQP-layer errors arrive as TRANSPORT_ERROR events instead
                 resources.log().log(LogCode.CON_1005, connection.describe(), e.getMessage());
                 inputClosed = true;
-                flushOutput();
-                closeAfterFlush();
+                return;
+            } catch (RuntimeException e) {
+                // Proton lets some decoding failures escape (e.g. a truncated list): the peer's bytes are malformed
+                resources.log().log(LogCode.CON_1005, connection.describe(), "undecodable frame: " + e);
+                inputClosed = true;
+                connection.close(ErrorConditions.condition(AmqpError.DECODE_ERROR, "undecodable frame: " + e),
+                        "protocol error: undecodable frame");
                 return;
             }
         }
@@ -146,8 +155,9 @@ final class AmqpConnectionHandler extends ChannelInboundHandlerAdapter
 
     private void flushOutput() {
         if (!inputStarted) {
-            // never speak first: a peer that sends a wrong header gets exactly one header back (from the guard)
-            if (transport.pending() < 0) {
+            // never speak first: a peer that sends a wrong header gets exactly one header back (from the guard);
+            // a silent peer is closed when Proton gives up on it (idle timeout)
+            if (transport.capacity() < 0 || transport.pending() < 0) {
                 closeAfterFlush();
             }
             return;

@@ -1,0 +1,115 @@
+package org.tandembroker.amqp;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import jakarta.jms.Connection;
+import jakarta.jms.Session;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+class BadInputTest {
+    private static final byte[] SASL_HEADER = {'A', 'M', 'Q', 'P', 3, 1, 0, 0};
+    private static final byte[] AMQP_HEADER = {'A', 'M', 'Q', 'P', 0, 1, 0, 0};
+
+    private RunningFrontEnd broker;
+
+    @BeforeEach
+    void startBroker() throws Exception {
+        broker = RunningFrontEnd.start();
+    }
+
+    @AfterEach
+    void stopBroker() {
+        broker.close();
+    }
+
+    @Test
+    void garbageIsAnsweredWithTheSaslHeaderAndClosedWhileOthersCarryOn() throws Exception {
+        try (Connection healthy = broker.connectionFactory().createConnection()) {
+            healthy.start();
+            Session session = healthy.createSession(false, Session.AUTO_ACKNOWLEDGE);
+
+            try (RawAmqpClient noise = RawAmqpClient.bytesOnly(broker.port())) {
+                noise.sendRaw("GET / HTTP/1.1\r\nHost: broker\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+                noise.readUntilClosed();
+                assertThat(noise.received()).isEqualTo(SASL_HEADER);
+            }
+            assertThat(broker.logged("CON-1005")).isTrue();
+
+            session.createProducer(session.createQueue("still-fine")).send(session.createTextMessage("ok"));
+            try (Connection another = broker.connectionFactory().createConnection()) {
+                another.start();
+            }
+            assertThat(broker.virtualHost.queue("still-fine").enqueuedCount()).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void clientSkippingSaslIsAnsweredWithTheSaslHeaderAndClosed() throws Exception {
+        try (RawAmqpClient client = RawAmqpClient.bytesOnly(broker.port())) {
+            client.sendRaw(AMQP_HEADER);
+            client.readUntilClosed();
+
+            assertThat(client.received()).isEqualTo(SASL_HEADER);
+        }
+    }
+
+    @Test
+    void headerArrivingInPiecesIsAccepted() throws Exception {
+        try (RawAmqpClient client = RawAmqpClient.bytesOnly(broker.port())) {
+            client.sendRaw(Arrays.copyOfRange(SASL_HEADER, 0, 3));
+            client.sendRaw(Arrays.copyOfRange(SASL_HEADER, 3, 8));
+            client.exchangeUntil(() -> client.received().length > SASL_HEADER.length);
+
+            assertThat(Arrays.copyOfRange(client.received(), 0, 8)).isEqualTo(SASL_HEADER);
+            assertThat(client.endOfStream()).isFalse(); // the mechanisms follow; the broker waits for sasl-init
+        }
+    }
+
+    @Test
+    void garbageInsteadOfASaslFrameClosesTheSocket() throws Exception {
+        try (RawAmqpClient client = RawAmqpClient.bytesOnly(broker.port())) {
+            client.sendRaw(SASL_HEADER);
+            client.sendRaw(new byte[]{0, 0, 0, 12, 2, 7, 0, 0, (byte) 0xde, (byte) 0xad, (byte) 0xbe, (byte) 0xef});
+            client.readUntilClosed();
+
+            assertThat(Arrays.copyOfRange(client.received(), 0, 8)).isEqualTo(SASL_HEADER);
+            await().until(() -> broker.logged("CON-1005"));
+            await().until(() -> broker.connectionCount() == 0);
+        }
+    }
+
+    @Test
+    void frameLargerThanTheNegotiatedMaximumClosesWithFramingError() throws Exception {
+        try (RawAmqpClient client = RawAmqpClient.opening(broker.port(), RunningFrontEnd.USER, RunningFrontEnd.PASSWORD, "test")) {
+            client.exchangeUntil(client::remoteOpened);
+            int tooBig = RunningFrontEnd.TEST_LIMITS.maxFrameSize() + 1;
+            client.sendRaw(new byte[]{(byte) (tooBig >>> 24), (byte) (tooBig >>> 16), (byte) (tooBig >>> 8), (byte) tooBig,
+                    2, 0, 0, 0});
+            client.exchangeUntil(client::remoteClosed);
+
+            assertThat(client.connection().getRemoteCondition().getCondition().toString())
+                    .isEqualTo("amqp:connection:framing-error");
+            client.readUntilClosed();
+            assertThat(client.endOfStream()).isTrue();
+        }
+    }
+
+    @Test
+    void undecodableFrameClosesWithDecodeError() throws Exception {
+        try (RawAmqpClient client = RawAmqpClient.opening(broker.port(), RunningFrontEnd.USER, RunningFrontEnd.PASSWORD, "test")) {
+            client.exchangeUntil(client::remoteOpened);
+            // a well-sized AMQP frame whose body is a described type with a broken list
+            client.sendRaw(new byte[]{0, 0, 0, 13, 2, 0, 0, 0, 0x00, 0x53, 0x11, (byte) 0xc0, 0x7f});
+            client.exchangeUntil(client::remoteClosed);
+
+            assertThat(client.connection().getRemoteCondition().getCondition().toString())
+                    .isEqualTo("amqp:decode-error");
+            assertThat(broker.logged("CON-1005")).isTrue();
+        }
+    }
+}
