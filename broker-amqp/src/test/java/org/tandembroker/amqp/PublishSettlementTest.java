@@ -4,10 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import jakarta.jms.BytesMessage;
 import jakarta.jms.Connection;
+import jakarta.jms.JMSException;
 import jakarta.jms.InvalidDestinationException;
 import jakarta.jms.MessageProducer;
 import jakarta.jms.ResourceAllocationException;
@@ -18,6 +21,7 @@ import org.junit.jupiter.api.Test;
 import org.tandembroker.amqp.fake.InMemoryVirtualHost;
 import org.tandembroker.core.BrokerException;
 import org.tandembroker.core.ErrorKind;
+import org.tandembroker.core.config.ConnectionLimits;
 
 class PublishSettlementTest {
     private RunningFrontEnd broker;
@@ -142,6 +146,47 @@ class PublishSettlementTest {
                     .hasMessageContaining("store refused the commit")
                     .hasMessageContaining("amqp:transaction:rollback");
             assertThat(broker.virtualHost.queue("txn").enqueuedCount()).isZero();
+        }
+    }
+
+    @Test
+    void messageLargerThanTheLimitDetachesTheProducerWithMessageSizeExceeded() throws Exception {
+        ConnectionLimits small = new ConnectionLimits(16 * 1024, 100 * 1024, Duration.ofSeconds(30), 10, 10);
+        try (RunningFrontEnd strict = RunningFrontEnd.start(small);
+             Connection connection = strict.connectionFactory().createConnection()) {
+            Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+            MessageProducer producer = session.createProducer(session.createQueue("limited"));
+            BytesMessage big = session.createBytesMessage();
+            big.writeBytes(new byte[200 * 1024]);
+
+            assertThatThrownBy(() -> producer.send(big)).isInstanceOf(JMSException.class)
+                    .hasMessageContaining("amqp:link:message-size-exceeded")
+                    .hasMessageContaining("exceeds the limit of 102400 bytes");
+            assertThat(strict.virtualHost.publishAttempts()).isZero();
+
+            MessageProducer another = session.createProducer(session.createQueue("limited"));
+            BytesMessage fits = session.createBytesMessage();
+            fits.writeBytes(new byte[50 * 1024]);
+            another.send(fits);
+            assertThat(strict.virtualHost.queue("limited").enqueuedCount()).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void publishRefusedBecauseTheNodeIsNoLongerActiveClosesTheConnectionSoClientsFailOver() throws Exception {
+        broker.virtualHost.failPublishes(new BrokerException(ErrorKind.NOT_ACTIVE,
+                "virtual host test is not active on this node"));
+        try (Connection connection = broker.connectionFactory().createConnection()) {
+            CompletableFuture<JMSException> told = new CompletableFuture<>();
+            connection.setExceptionListener(told::complete);
+            Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+            MessageProducer producer = session.createProducer(session.createQueue("q"));
+
+            assertThatThrownBy(() -> producer.send(session.createTextMessage("m"))).isInstanceOf(JMSException.class);
+            assertThat(told.get(10, TimeUnit.SECONDS))
+                    .hasMessageContaining("virtual host test is not active on this node")
+                    .hasMessageContaining("amqp:connection:forced");
+            await().until(() -> broker.virtualHost.deregistrations() == 1);
         }
     }
 

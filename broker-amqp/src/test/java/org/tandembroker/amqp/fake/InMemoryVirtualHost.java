@@ -43,11 +43,17 @@ public final class InMemoryVirtualHost implements VirtualHost {
     private final List<InMemoryTransaction> transactions = new CopyOnWriteArrayList<>();
     private final List<ClientConnection> connections = new CopyOnWriteArrayList<>();
     private final AtomicInteger deregistrations = new AtomicInteger();
+    private final List<SubscriptionRequest> subscriptionRequests = new CopyOnWriteArrayList<>();
     private final AtomicInteger temporaryQueues = new AtomicInteger();
     private final AtomicInteger publishAttempts = new AtomicInteger();
     private volatile Function<ClientConnection, Admission.Refused> refusal = c -> null;
     private volatile boolean holdPublishes;
+    private volatile BrokerException publishFailure;
     private volatile BrokerException commitFailure;
+
+    /** What a consumer asked for. */
+    public record SubscriptionRequest(String address, SubscriptionOptions options) {
+    }
 
     /** A publish the test completes by hand. */
     public record HeldPublish(InMemoryQueue queue, IncomingMessage message, CompletableFuture<PublishResult> future) {
@@ -97,6 +103,11 @@ public final class InMemoryVirtualHost implements VirtualHost {
         this.refusal = refusal;
     }
 
+    /** Every publish without a transaction fails with this (null: publishes succeed). */
+    public void failPublishes(BrokerException failure) {
+        publishFailure = failure;
+    }
+
     public void failCommits(BrokerException failure) {
         commitFailure = failure;
     }
@@ -107,6 +118,10 @@ public final class InMemoryVirtualHost implements VirtualHost {
 
     public List<ClientConnection> connections() {
         return List.copyOf(connections);
+    }
+
+    public List<SubscriptionRequest> subscriptionRequests() {
+        return List.copyOf(subscriptionRequests);
     }
 
     public int deregistrations() {
@@ -165,6 +180,10 @@ public final class InMemoryVirtualHost implements VirtualHost {
                     inMemory.addPublish(queue, message);
                     return CompletableFuture.completedFuture(new PublishResult(1));
                 }
+                BrokerException failure = publishFailure;
+                if (failure != null) {
+                    return CompletableFuture.failedFuture(failure);
+                }
                 if (holdPublishes) {
                     HeldPublish publish = new HeldPublish(queue, message, new CompletableFuture<>());
                     held.add(publish);
@@ -178,6 +197,7 @@ public final class InMemoryVirtualHost implements VirtualHost {
 
     @Override
     public CompletableFuture<Subscription> subscribe(String address, ConsumerTarget target, SubscriptionOptions options) {
+        subscriptionRequests.add(new SubscriptionRequest(address, options));
         if (unknownAddresses.contains(address)) {
             return CompletableFuture.failedFuture(new BrokerException(ErrorKind.NOT_FOUND,
                     "no queue '" + address + "' in virtual host " + name));
