@@ -107,6 +107,11 @@ final class AmqpConnection implements ProtonEventListener, ClientConnection {
         return container == null ? "" : container;
     }
 
+    /** Whether the client's open was answered with ours (the connection is past SASL and admitted). */
+    boolean opened() {
+        return virtualHost != null;
+    }
+
     /** The core said this node no longer serves the virtual host: close so that failover clients move on. */
     void closeBecauseNodeInactive(Throwable failure) {
         close(ErrorConditions.of(failure), "virtual host not active: " + BrokerException.from(failure).getMessage());

@@ -264,9 +264,18 @@ final class AmqpConnectionHandler extends ChannelInboundHandlerAdapter
         closeAfterFlush();
     }
 
-    /** Shutdown or operator request from any thread: close with amqp:connection:forced. */
+    /**
+     * Shutdown, from any thread: an open connection is closed with amqp:connection:forced; one still in its
+     * handshake just loses its socket.
+     */
     void closeByBroker(String reason) {
-        connection.closeByBroker(reason, null);
+        execute(() -> {
+            if (connection.opened()) {
+                connection.close(ErrorConditions.connectionForced(reason), "closed by broker: " + reason);
+            } else {
+                closeAfterFlush();
+            }
+        });
     }
 
     boolean isOpen() {

@@ -79,34 +79,39 @@ final class IncomingLink implements AmqpLink {
             refuse(ErrorConditions.condition(AmqpError.INVALID_FIELD, "a publishing link needs a target"));
             return;
         }
-        CompletableFuture<Target> resolved;
+        CompletableFuture<Resolved> resolved;
         if (target.getDynamic()) {
             resolved = connection.virtualHost().createTemporaryQueue(connection)
-                    .thenCompose(address -> resolveFixed(target, address));
+                    .thenCompose(address -> resolve(target, address));
         } else if (target.getAddress() == null) {
-            resolved = CompletableFuture.completedFuture(target);
+            resolved = CompletableFuture.completedFuture(new Resolved(target, null)); // anonymous relay
         } else {
-            resolved = resolveFixed(target, target.getAddress());
+            resolved = resolve(target, target.getAddress());
         }
-        resolved.whenComplete((localTarget, failure) -> connection.executor().execute(() -> {
+        resolved.whenComplete((result, failure) -> connection.executor().execute(() -> {
             if (closed) {
                 return;
             }
             if (failure != null) {
                 refuseOrCloseConnection(failure);
             } else {
-                open(localTarget);
+                if (result.destination() != null) {
+                    fixedDestination = CompletableFuture.completedFuture(result.destination());
+                }
+                open(result.localTarget());
             }
         }));
     }
 
-    private CompletableFuture<Target> resolveFixed(Target remote, String address) {
-        CompletableFuture<Destination> destination = connection.virtualHost().resolveDestination(address);
-        return destination.thenApply(d -> {
-            fixedDestination = destination;
+    /** The attach's answer: our target, and the destination behind it (null for the anonymous relay). */
+    private record Resolved(Target localTarget, Destination destination) {
+    }
+
+    private CompletableFuture<Resolved> resolve(Target remote, String address) {
+        return connection.virtualHost().resolveDestination(address).thenApply(destination -> {
             Target local = (Target) remote.copy();
             local.setAddress(address);
-            return local;
+            return new Resolved(local, destination);
         });
     }
 

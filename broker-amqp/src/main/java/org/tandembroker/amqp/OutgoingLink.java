@@ -13,6 +13,7 @@ import org.apache.qpid.proton.amqp.messaging.TerminusDurability;
 import org.apache.qpid.proton.amqp.transaction.TransactionalState;
 import org.apache.qpid.proton.amqp.transport.AmqpError;
 import org.apache.qpid.proton.amqp.transport.DeliveryState;
+import org.apache.qpid.proton.amqp.transport.ErrorCondition;
 import org.apache.qpid.proton.amqp.transport.ReceiverSettleMode;
 import org.apache.qpid.proton.amqp.transport.SenderSettleMode;
 import org.apache.qpid.proton.codec.ReadableBuffer;
@@ -20,6 +21,8 @@ import org.apache.qpid.proton.engine.EndpointState;
 import org.apache.qpid.proton.engine.Sender;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.tandembroker.core.BrokerException;
+import org.tandembroker.core.ErrorKind;
 import org.tandembroker.core.queue.ConsumerTarget;
 import org.tandembroker.core.queue.Delivery;
 import org.tandembroker.core.queue.Subscription;
@@ -82,8 +85,7 @@ final class OutgoingLink implements AmqpLink, ConsumerTarget {
                 : CompletableFuture.completedFuture(source.getAddress());
         address.thenCompose(a -> {
             if (a == null) {
-                throw new org.tandembroker.core.BrokerException(org.tandembroker.core.ErrorKind.INVALID_FIELD,
-                        "the source has no address");
+                throw new BrokerException(ErrorKind.INVALID_FIELD, "the source has no address");
             }
             return connection.virtualHost().subscribe(a, this, options).thenApply(s -> new Subscribed(a, s));
         }).whenComplete((subscribed, failure) -> {
@@ -128,7 +130,7 @@ final class OutgoingLink implements AmqpLink, ConsumerTarget {
         }
     }
 
-    private void refuse(org.apache.qpid.proton.amqp.transport.ErrorCondition condition) {
+    private void refuse(ErrorCondition condition) {
         closed = true;
         AmqpLink.refuseAttach(sender, condition);
     }
@@ -252,7 +254,7 @@ final class OutgoingLink implements AmqpLink, ConsumerTarget {
         }
     }
 
-    private void closeLink(org.apache.qpid.proton.amqp.transport.ErrorCondition condition) {
+    private void closeLink(ErrorCondition condition) {
         closed = true;
         closeSubscription();
         sender.setCondition(condition);
