@@ -112,9 +112,13 @@ final class AmqpConnectionHandler extends ChannelInboundHandlerAdapter
     private void feed(ByteBuf in) {
         while (in.isReadable()) {
             int capacity = transport.capacity();
-            if (capacity <= 0) {
-                inputClosed = capacity < 0;
+            if (capacity < 0) {
+                inputClosed = true;
                 return; // Proton stopped reading (closed or failed): the rest is dropped
+            }
+            if (capacity == 0) {
+                // process() always drains the input buffer; never drop bytes silently if that ever changes
+                throw new IllegalStateException("Proton accepts no input although it is not closed");
             }
             ByteBuffer tail = transport.tail();
             int n = Math.min(capacity, in.readableBytes());

@@ -185,6 +185,20 @@ class ConnectionTest {
     }
 
     @Test
+    void brokerSendsHeartbeatsWithinTheClientsIdleTimeout() throws Exception {
+        try (RawAmqpClient client = RawAmqpClient.opening(broker.port(), RunningFrontEnd.USER, RunningFrontEnd.PASSWORD, "test")) {
+            client.transport().setIdleTimeout(400); // advertised as 200 ms; the broker's own timeout is 30 s
+            client.exchangeUntil(client::remoteOpened);
+            int afterOpen = client.received().length;
+
+            client.exchangeUntil(() -> client.received().length > afterOpen); // only an empty frame can come now
+
+            assertThat(client.remoteClosed()).isFalse();
+            assertThat((client.received().length - afterOpen) % 8).isZero(); // empty AMQP frames, 8 bytes each
+        }
+    }
+
+    @Test
     void socketThatNeverSpeaksIsClosedAfterTheIdleTimeout() throws Exception {
         ConnectionLimits quick = new ConnectionLimits(64 * 1024, 1024 * 1024, java.time.Duration.ofMillis(300), 10, 10);
         try (RunningFrontEnd strict = RunningFrontEnd.start(quick);
