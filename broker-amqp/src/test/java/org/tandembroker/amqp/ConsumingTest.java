@@ -2,6 +2,7 @@ package org.tandembroker.amqp;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import jakarta.jms.Connection;
 import jakarta.jms.JMSException;
@@ -46,6 +47,32 @@ class ConsumingTest {
             assertThat(consumer.receiveNoWait()).isNull();
             session.createProducer(queue).send(session.createTextMessage("and another"));
             assertThat(((TextMessage) consumer.receive(10_000)).getText()).isEqualTo("and another");
+        }
+    }
+
+    @Test
+    void releasedAndRejectedOutcomesReachTheCore() throws Exception {
+        int released = 3;
+        int rejected = 2;
+        try (Connection connection = broker.connectionFactory().createConnection()) {
+            connection.start();
+            Session session = connection.createSession(false, Session.CLIENT_ACKNOWLEDGE);
+            Queue queue = session.createQueue("outcomes");
+            session.createProducer(queue).send(session.createTextMessage("judge me"));
+            MessageConsumer consumer = session.createConsumer(queue);
+
+            TextMessage first = (TextMessage) consumer.receive(10_000);
+            first.setIntProperty("JMS_AMQP_ACK_TYPE", released);
+            first.acknowledge();
+
+            TextMessage again = (TextMessage) consumer.receive(10_000);
+            assertThat(again.getText()).isEqualTo("judge me");
+            assertThat(again.getJMSRedelivered()).isFalse(); // released: not counted as a failed delivery
+            again.setIntProperty("JMS_AMQP_ACK_TYPE", rejected);
+            again.acknowledge();
+
+            await().until(() -> broker.virtualHost.queue("outcomes").depth() == 0);
+            assertThat(consumer.receiveNoWait()).isNull();
         }
     }
 
