@@ -1,0 +1,27 @@
+# Sourced by the bin/ scripts: locates the installation and builds it when the sources are newer than the build.
+# shellcheck shell=bash
+TANDEM_HOME="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+TANDEM_LIB="$TANDEM_HOME/broker-dist/target/lib"
+TANDEM_STAMP="$TANDEM_LIB/.built"
+
+tandem_build_if_needed() {
+  local stale=""
+  if [ ! -f "$TANDEM_STAMP" ]; then
+    stale="no build yet"
+  elif [ -n "$(find "$TANDEM_HOME" -path "$TANDEM_HOME/perftests" -prune -o \( -path '*/src/main/*' -o -name pom.xml \) -newer "$TANDEM_STAMP" -print -quit 2>/dev/null)" ]; then
+    stale="sources changed"
+  fi
+  if [ -n "$stale" ]; then
+    echo "tandem: building ($stale): mvn -DskipTests package -pl broker-dist -am" >&2
+    if ! command -v mvn >/dev/null 2>&1; then
+      echo "tandem: Maven (mvn) is needed to build; install Maven 3.8+ and Java 17+" >&2
+      exit 1
+    fi
+    (cd "$TANDEM_HOME" && mvn -B -q -DskipTests package -pl broker-dist -am) >&2
+    touch "$TANDEM_STAMP"
+  fi
+}
+
+tandem_java() {
+  if [ -n "${JAVA_HOME:-}" ]; then echo "$JAVA_HOME/bin/java"; else echo java; fi
+}

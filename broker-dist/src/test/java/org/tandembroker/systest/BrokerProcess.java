@@ -1,0 +1,109 @@
+package org.tandembroker.systest;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * A broker in its own JVM, started from the assembled distribution ({@code broker-dist/target/lib}) the way
+ * {@code bin/broker} starts it, so it can be killed for real.
+ */
+public final class BrokerProcess implements AutoCloseable {
+    private static final Pattern LISTENING = Pattern.compile("listening on \\S+:(\\d+)");
+
+    private final Process process;
+    private final int port;
+    private final List<String> output = java.util.Collections.synchronizedList(new ArrayList<>());
+
+    private BrokerProcess(Process process, int port) {
+        this.process = process;
+        this.port = port;
+    }
+
+    /** Starts a broker with {@code brokerFile} and {@code work}, returning once it listens. */
+    public static BrokerProcess start(Path brokerFile, Path work, String... jvmOptions) throws Exception {
+        Path lib = Path.of(System.getProperty("tandem.lib", "target/lib"));
+        if (!Files.isDirectory(lib)) {
+            throw new IllegalStateException("no assembled broker at " + lib + " (run mvn package first)");
+        }
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.addAll(List.of(jvmOptions));
+        command.add("-Dlogback.configurationFile=" + Path.of(System.getProperty("tandem.home", "..")).resolve("etc/logback.xml"));
+        command.addAll(List.of("-cp", lib.toAbsolutePath() + "/*", "org.tandembroker.core.daemon.BrokerMain",
+                "--config", brokerFile.toString(), "--work", work.toString()));
+        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+        CompletableFuture<Integer> port = new CompletableFuture<>();
+        List<String> lines = java.util.Collections.synchronizedList(new ArrayList<>());
+        Thread reader = new Thread(() -> {
+            try (BufferedReader in = new BufferedReader(
+                    new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+                String line;
+                while ((line = in.readLine()) != null) {
+                    lines.add(line);
+                    Matcher m = LISTENING.matcher(line);
+                    if (m.find()) {
+                        port.complete(Integer.parseInt(m.group(1)));
+                    }
+                }
+            } catch (IOException e) {
+                // process gone
+            }
+            port.completeExceptionally(new IllegalStateException("broker exited before listening:\n"
+                    + String.join("\n", lines)));
+        }, "broker-process-output");
+        reader.setDaemon(true);
+        reader.start();
+        BrokerProcess broker = new BrokerProcess(process, port.get(120, TimeUnit.SECONDS));
+        broker.output.addAll(lines);
+        return broker;
+    }
+
+    public int port() {
+        return port;
+    }
+
+    public String uri() {
+        return "amqp://127.0.0.1:" + port;
+    }
+
+    public long pid() {
+        return process.pid();
+    }
+
+    /** SIGKILL: no shutdown hook, no flush. */
+    public void kill9() throws InterruptedException {
+        process.destroyForcibly();
+        process.waitFor(30, TimeUnit.SECONDS);
+    }
+
+    /** SIGTERM: the broker's graceful shutdown. Returns the exit code. */
+    public int terminate() throws InterruptedException {
+        process.destroy();
+        if (!process.waitFor(60, TimeUnit.SECONDS)) {
+            process.destroyForcibly();
+            throw new AssertionError("broker did not stop within 60 s of SIGTERM");
+        }
+        return process.exitValue();
+    }
+
+    public boolean isAlive() {
+        return process.isAlive();
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        if (process.isAlive()) {
+            kill9();
+        }
+    }
+}
