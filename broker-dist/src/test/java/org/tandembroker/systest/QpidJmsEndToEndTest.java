@@ -32,28 +32,26 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The single-node broker as an unmodified Qpid JMS client sees it: a real broker (BDB store, AMQP front end) in
  * this JVM, on a loopback port.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class QpidJmsEndToEndTest {
     private static final long RECEIVE_TIMEOUT = 10_000;
 
     @TempDir
-    Path directory;
-    private EmbeddedBroker broker;
+    static Path directory;
+    private static EmbeddedBroker broker;
 
     @BeforeAll
-    void startBroker() throws Exception {
+    static void startBroker() throws Exception {
         broker = new EmbeddedBroker(directory);
     }
 
     @AfterAll
-    void stopBroker() {
+    static void stopBroker() {
         broker.close();
     }
 

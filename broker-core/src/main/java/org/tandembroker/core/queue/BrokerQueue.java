@@ -215,7 +215,10 @@ public final class BrokerQueue {
         }
         consumer.outbox.clear();
         for (QueueEntry entry : List.copyOf(consumer.unsettled)) {
-            returnEntry(entry, consumer, true, false);
+            // Leaving without settling counts as a failed delivery, unless this consumer already reported this
+            // message as failed: then the copy handed back to it while it was closing was never seen by the
+            // application (Qpid JMS sends modified(delivery-failed), then detaches) and one failure is enough.
+            returnEntry(entry, consumer, entry.explicitlyFailedBy != consumer, false);
         }
         consumer.unsettled.clear();
         if (autoDelete && consumers.isEmpty()) {
@@ -284,6 +287,10 @@ public final class BrokerQueue {
     }
 
     private void handOver(QueueEntry entry, QueueConsumer consumer) {
+        if (LOG.isDebugEnabled()) {
+            LOG.debug("Queue '{}': message {} to consumer {} (failed deliveries so far {})", name(),
+                    entry.message.id(), consumer.target, entry.deliveryCount);
+        }
         consumer.credit--;
         entry.state = QueueEntry.State.ACQUIRED;
         entry.owner = consumer;
@@ -349,6 +356,10 @@ public final class BrokerQueue {
         if (entry.state != QueueEntry.State.ACQUIRED || entry.owner != consumer) {
             return;
         }
+        if (LOG.isDebugEnabled()) {
+            LOG.debug("Queue '{}': message {} back from consumer {} (delivery failed: {})", name(),
+                    entry.message.id(), consumer.target, deliveryFailed);
+        }
         consumer.unsettled.remove(entry);
         entry.owner = null;
         entry.state = QueueEntry.State.AVAILABLE;
@@ -365,8 +376,18 @@ public final class BrokerQueue {
         }
         returned.put(entry.sequence, entry);
         if (!deleted) {
-            dispatch();
+            // Behind tasks already queued: a client that returns a message and then detaches (Qpid JMS closing)
+            // must not have it handed straight back to the departing link and counted as failed twice.
+            executor.execute(this::dispatch);
         }
+    }
+
+    /** A consumer's explicit modified outcome. */
+    void modified(QueueEntry entry, QueueConsumer consumer, boolean deliveryFailed, boolean refuseConsumer) {
+        if (deliveryFailed && entry.state == QueueEntry.State.ACQUIRED && entry.owner == consumer) {
+            entry.explicitlyFailedBy = consumer;
+        }
+        returnEntry(entry, consumer, deliveryFailed, refuseConsumer);
     }
 
     void rejected(QueueEntry entry, QueueConsumer consumer) {

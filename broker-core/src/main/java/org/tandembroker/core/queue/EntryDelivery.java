@@ -70,7 +70,7 @@ final class EntryDelivery implements Delivery {
     @Override
     public void modified(boolean deliveryFailed, boolean undeliverableHere) {
         if (!consumer.preSettled && settled.compareAndSet(false, true)) {
-            queue.executor().execute(() -> queue.returnEntry(entry, consumer, deliveryFailed, undeliverableHere));
+            queue.executor().execute(() -> queue.modified(entry, consumer, deliveryFailed, undeliverableHere));
         }
     }
 

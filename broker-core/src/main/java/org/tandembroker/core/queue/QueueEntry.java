@@ -16,6 +16,8 @@ final class QueueEntry {
     int deliveryCount;
     State state = State.AVAILABLE;
     QueueConsumer owner;
+    /** The last consumer that settled this entry as modified(delivery-failed). */
+    QueueConsumer explicitlyFailedBy;
     Set<QueueConsumer> refusedBy;
 
     QueueEntry(long sequence, ServerMessage message, long expiresAtMillis) {

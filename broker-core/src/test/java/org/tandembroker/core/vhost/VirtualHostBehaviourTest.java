@@ -119,6 +119,21 @@ class VirtualHostBehaviourTest {
     }
 
     @Test
+    void consumerThatFailsAMessageAndThenLeavesCountsOneFailedDeliveryNotTwo() throws Exception {
+        VirtualHostImpl host = hostWith(List.of());
+        harness.publish("q", "once-failed");
+        RecordingConsumer leaving = new RecordingConsumer();
+        Subscription s = subscribe(host, "q", leaving, 10);
+        leaving.next().modified(true, false);
+        Delivery handedBack = leaving.next();
+        assertThat(handedBack.deliveryCount()).isEqualTo(1);
+        s.close();
+        RecordingConsumer next = new RecordingConsumer();
+        subscribe(host, "q", next, 10);
+        assertThat(next.next().deliveryCount()).isEqualTo(1);
+    }
+
+    @Test
     void messageGoesToDeadLetterQueueAfterMaximumDeliveries() throws Exception {
         VirtualHostImpl host = hostWith(List.of(new QueueConfig("poison", true, 0, 0, 0, 3, "poison.dlq")));
         harness.publish("poison", "bad");
