@@ -1,7 +1,9 @@
 package org.tandembroker.store.bdb.commit;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
@@ -23,11 +25,22 @@ import org.tandembroker.core.ErrorKind;
  * and {@link Outcomes} (translate failures, notice recoveries). A submission that needs no flush (e.g. a
  * consumer's removals, or every commit when the applier already syncs) completes as soon as it is applied.
  *
+ * <p><b>Order of completion.</b> Futures of {@link #submit} complete in submission order: a later commit's future
+ * never completes (normally or exceptionally) before an earlier one's, so a publisher whose messages are enqueued
+ * in memory when their commits complete keeps its order. {@link #submitUnordered} opts out (a consumer's
+ * removals, which must not wait behind slow commits). In single-thread mode the order is natural (one thread
+ * applies in order, a flushed batch completes in order). In pool mode several appliers finish in any order
+ * (one may wait seconds for replica acknowledgements while the next one is already acknowledged), so every
+ * ordered submission takes a sequence number when submitted, and the flusher thread, which alone completes
+ * ordered futures, holds finished ones back until every lower number has finished: completion is a reorder
+ * buffer behind the appliers.
+ *
  * <p><b>Threads.</b> {@link #singleThread}: one thread named {@code threadName} takes submissions, applies them,
  * flushes and completes every future; it owns the batch lists. {@link #applierPool}: {@code appliers} threads
  * named {@code <threadName>-applier-<n>} apply submissions concurrently (for commits that block, such as
- * replica acknowledgements) and hand those needing a flush to one thread {@code <threadName>-flusher} that owns
- * flushing and completing them. Futures complete on these threads, never on a caller's: a dependent stage that
+ * replica acknowledgements) and hand every ordered outcome to one thread {@code <threadName>-flusher}, which owns
+ * flushing, the reorder buffer and completing ordered futures; unordered ones complete on their applier.
+ * Futures complete on these threads, never on a caller's: a dependent stage that
  * is slow must use an {@code *Async} variant. Other threads only call {@link #submit}, {@link #stats} and
  * {@link #close}; the counters are atomics. No thread is ever interrupted: JE invalidates an environment whose
  * thread is interrupted during I/O, so {@link #close()} wakes the threads with a poison pill.
@@ -71,8 +84,18 @@ public final class CoalescingCommitter<T> implements AutoCloseable {
         }
     }
 
-    private record Pending<T>(T work, boolean flushRequired, CompletableFuture<Void> future) {
+    /** {@code sequence} orders completion in pool mode; {@link #UNORDERED} for {@link #submitUnordered}. */
+    private record Pending<T>(T work, boolean flushRequired, long sequence, CompletableFuture<Void> future) {
+        boolean ordered() {
+            return sequence != UNORDERED;
+        }
     }
+
+    /** An applied (or failed) ordered submission on its way to the flusher; {@code failure} null on success. */
+    private record Outcome<T>(Pending<T> pending, Throwable failure) {
+    }
+
+    private static final long UNORDERED = -1;
 
     private final String threadName;
     private final int appliers;
@@ -80,9 +103,12 @@ public final class CoalescingCommitter<T> implements AutoCloseable {
     private final LogFlusher flusher;
     private final Outcomes outcomes;
     private final BlockingQueue<Pending<T>> submitted = new LinkedBlockingQueue<>();
-    /** Pool mode only: applied, waiting for the flusher. */
-    private final BlockingQueue<Pending<T>> applied = new LinkedBlockingQueue<>();
-    private final Pending<T> poison = new Pending<>(null, false, null);
+    /** Pool mode only: ordered submissions applied or failed, waiting for the flusher. */
+    private final BlockingQueue<Outcome<T>> applied = new LinkedBlockingQueue<>();
+    private final Pending<T> poison = new Pending<>(null, false, UNORDERED, null);
+    private final Outcome<T> poisonOutcome = new Outcome<>(null, null);
+    /** Pool mode: the next sequence number of an ordered submission. */
+    private final AtomicLong nextSequence = new AtomicLong();
     /** Written once by {@link #start()}; read by any thread (volatile publication). */
     private volatile List<Thread> applierThreads = List.of();
     private final Thread flusherThread;
@@ -150,22 +176,39 @@ public final class CoalescingCommitter<T> implements AutoCloseable {
 
     /**
      * Queues {@code work}. The future completes after the work is applied and, when {@code flushRequired}, after
-     * a flush that followed it; or fails with what {@link Outcomes#failed} returns; or with
-     * {@link BrokerException} {@code NOT_ACTIVE} when the committer closed before applying it.
+     * a flush that followed it, and never before the future of an earlier {@code submit} (see the class comment);
+     * or fails with what {@link Outcomes#failed} returns; or with {@link BrokerException} {@code NOT_ACTIVE} when
+     * the committer closed before applying it.
      */
     public CompletableFuture<Void> submit(T work, boolean flushRequired) {
-        Pending<T> pending = new Pending<>(Objects.requireNonNull(work, "work"), flushRequired,
-                new CompletableFuture<>());
+        return enqueue(work, flushRequired, true);
+    }
+
+    /**
+     * Queues {@code work} that needs no flush and whose future completes as soon as it is applied, regardless of
+     * earlier submissions still being applied or flushed (e.g. a consumer's removals).
+     */
+    public CompletableFuture<Void> submitUnordered(T work) {
+        return enqueue(work, false, false);
+    }
+
+    private CompletableFuture<Void> enqueue(T work, boolean flushRequired, boolean ordered) {
+        Objects.requireNonNull(work, "work");
+        CompletableFuture<Void> future = new CompletableFuture<>();
         if (closing) {
-            failClosed(pending);
-            return pending.future();
+            failClosed(future);
+            return future;
         }
+        // Only the pool needs numbers; a number left unused by a submission failed here is a gap that can only
+        // appear once closing, when the flusher completes what it holds regardless of gaps.
+        long sequence = ordered && flusherThread != null ? nextSequence.getAndIncrement() : UNORDERED;
+        Pending<T> pending = new Pending<>(work, flushRequired, sequence, future);
         submitted.add(pending);
         // close() may have drained the queue between the check and the add: whoever removes it fails it.
         if (closing && submitted.remove(pending)) {
-            failClosed(pending);
+            failClosed(future);
         }
-        return pending.future();
+        return future;
     }
 
     /** True when {@code thread} is one of this committer's threads. */
@@ -201,7 +244,10 @@ public final class CoalescingCommitter<T> implements AutoCloseable {
             }
         }
         failRemaining(submitted);
-        failRemaining(applied);
+        List<Outcome<T>> unfinished = new ArrayList<>();
+        applied.drainTo(unfinished);
+        unfinished.stream().filter(outcome -> outcome != poisonOutcome)
+                .forEach(outcome -> failClosed(outcome.pending().future()));
     }
 
     private void runSingleThread() {
@@ -232,32 +278,98 @@ public final class CoalescingCommitter<T> implements AutoCloseable {
                 submitted.add(poison); // for the other appliers
                 if (liveAppliers.decrementAndGet() == 0) {
                     failRemaining(submitted);
-                    applied.add(poison); // the flusher stops once every applier has handed over its work
+                    applied.add(poisonOutcome); // the flusher stops once every applier has handed over its work
                 }
                 return;
             }
-            if (apply(pending)) {
-                applied.add(pending);
+            if (!pending.ordered()) {
+                apply(pending);
+                continue;
+            }
+            if (closing) {
+                failClosed(pending.future());
+                continue;
+            }
+            try {
+                applier.apply(pending.work());
+                applied.add(new Outcome<>(pending, null));
+            } catch (Throwable e) {
+                applied.add(new Outcome<>(pending, outcomes.failed(e)));
             }
         }
     }
 
+    /**
+     * Pool mode: flushes for every applied commit that needs it, then completes ordered futures strictly by
+     * sequence number. {@code finished} is the reorder buffer: outcomes that are final (failed, applied without
+     * needing a flush, or flushed) but wait for a lower sequence number still being applied.
+     */
     private void runFlusher() {
-        List<Pending<T>> batch = new ArrayList<>();
+        List<Outcome<T>> batch = new ArrayList<>();
+        Map<Long, Outcome<T>> finished = new HashMap<>();
+        long nextToComplete = 0;
         boolean stop = false;
         while (!stop) {
             batch.add(take(applied));
             applied.drainTo(batch);
-            stop = batch.removeIf(pending -> pending == poison);
-            flushAndComplete(batch);
+            stop = batch.removeIf(outcome -> outcome == poisonOutcome);
+            batch = flush(batch);
+            for (Outcome<T> outcome : batch) {
+                finished.put(outcome.pending().sequence(), outcome);
+            }
             batch.clear();
+            Outcome<T> next;
+            while ((next = finished.remove(nextToComplete)) != null) {
+                complete(next);
+                nextToComplete++;
+            }
+        }
+        // Closing: the numbers still missing were failed by close() itself; complete the rest in order.
+        finished.keySet().stream().sorted().forEach(sequence -> complete(finished.get(sequence)));
+    }
+
+    /** Pool mode: one flush for the batch's applied commits that need it; their outcomes become final. */
+    private List<Outcome<T>> flush(List<Outcome<T>> batch) {
+        List<Outcome<T>> needingFlush = batch.stream()
+                .filter(outcome -> outcome.failure() == null && outcome.pending().flushRequired()).toList();
+        if (needingFlush.isEmpty()) {
+            return batch;
+        }
+        Throwable failure = null;
+        try {
+            flusher.flush();
+            flushes.incrementAndGet();
+            flushedCommits.addAndGet(needingFlush.size());
+            largestBatch.accumulateAndGet(needingFlush.size(), Math::max);
+        } catch (Throwable e) {
+            failure = outcomes.failed(e);
+        }
+        if (failure == null) {
+            return batch;
+        }
+        List<Outcome<T>> result = new ArrayList<>(batch.size());
+        for (Outcome<T> outcome : batch) {
+            boolean flushFailed = outcome.failure() == null && outcome.pending().flushRequired();
+            result.add(flushFailed ? new Outcome<>(outcome.pending(), failure) : outcome);
+        }
+        return result;
+    }
+
+    private void complete(Outcome<T> outcome) {
+        if (outcome.failure() != null) {
+            failures.incrementAndGet();
+            outcome.pending().future().completeExceptionally(outcome.failure());
+        } else {
+            outcomes.succeeded();
+            commits.incrementAndGet();
+            outcome.pending().future().complete(null);
         }
     }
 
     /** Applies one submission; true when it now waits for a flush, false when it is completed or failed. */
     private boolean apply(Pending<T> pending) {
         if (closing) {
-            failClosed(pending);
+            failClosed(pending.future());
             return false;
         }
         try {
@@ -301,19 +413,19 @@ public final class CoalescingCommitter<T> implements AutoCloseable {
         queue.drainTo(remaining);
         for (Pending<T> pending : remaining) {
             if (pending != poison) {
-                failClosed(pending);
+                failClosed(pending.future());
             }
         }
     }
 
-    private void failClosed(Pending<T> pending) {
-        if (pending.future().completeExceptionally(
+    private void failClosed(CompletableFuture<Void> future) {
+        if (future.completeExceptionally(
                 new BrokerException(ErrorKind.NOT_ACTIVE, threadName + ": the store is closed"))) {
             failures.incrementAndGet();
         }
     }
 
-    private Pending<T> take(BlockingQueue<Pending<T>> queue) {
+    private static <E> E take(BlockingQueue<E> queue) {
         while (true) {
             try {
                 return queue.take();

@@ -283,7 +283,7 @@ class CoalescingCommitterTest {
     }
 
     @Test
-    void applierPoolCompletesFlushedCommitsOnTheFlusherThreadAndOthersOnTheirApplier() {
+    void applierPoolCompletesOrderedCommitsOnTheFlusherThreadAndUnorderedOnesOnTheirApplier() {
         CountDownLatch release = new CountDownLatch(1);
         committer = CoalescingCommitter.applierPool("pool-test", 2, work -> awaitLatch(release), () -> { },
                 CoalescingCommitter.Outcomes.passThrough());
@@ -291,12 +291,52 @@ class CoalescingCommitterTest {
 
         CompletableFuture<String> flushedOn = committer.submit("m", true)
                 .thenApply(v -> Thread.currentThread().getName());
-        CompletableFuture<String> removedOn = committer.submit("r", false)
+        CompletableFuture<String> notFlushedOn = committer.submit("n", false)
+                .thenApply(v -> Thread.currentThread().getName());
+        CompletableFuture<String> removedOn = committer.submitUnordered("r")
                 .thenApply(v -> Thread.currentThread().getName());
         release.countDown();
 
         assertThat(flushedOn).succeedsWithin(DEADLINE).isEqualTo("pool-test-flusher");
+        assertThat(notFlushedOn).succeedsWithin(DEADLINE).isEqualTo("pool-test-flusher");
         assertThat(removedOn).succeedsWithin(DEADLINE).asString().startsWith("pool-test-applier-");
+    }
+
+    @Test
+    void applierPoolCompletesInSubmissionOrderWhenALaterCommitIsAppliedFirst() {
+        CountDownLatch releaseFirst = new CountDownLatch(1);
+        CountDownLatch laterApplied = new CountDownLatch(3);
+        List<String> completionOrder = java.util.Collections.synchronizedList(new ArrayList<>());
+        committer = CoalescingCommitter.applierPool("pool-test", 4, work -> {
+            if (work.equals("first")) {
+                awaitLatch(releaseFirst); // e.g. waiting for a replica's acknowledgement
+            } else if (work.startsWith("bad")) {
+                laterApplied.countDown();
+                throw new IllegalStateException("cannot apply " + work);
+            } else {
+                laterApplied.countDown();
+            }
+        }, flushCalls::incrementAndGet, wrapping());
+        committer.start();
+
+        List<CompletableFuture<Void>> futures = new ArrayList<>();
+        for (String work : List.of("first", "second", "bad-third", "fourth")) {
+            CompletableFuture<Void> future = work.equals("fourth") ? committer.submit(work, false)
+                    : committer.submit(work, true);
+            futures.add(future.whenComplete((ok, failure) -> completionOrder.add(work)));
+        }
+        CompletableFuture<Void> removal = committer.submitUnordered("removal");
+        awaitLatch(laterApplied);
+
+        assertThat(removal).succeedsWithin(DEADLINE);
+        await().atMost(DEADLINE).until(() -> flushCalls.get() >= 1);
+        assertThat(futures).noneMatch(CompletableFuture::isDone);
+        releaseFirst.countDown();
+
+        await().atMost(DEADLINE).until(() -> futures.stream().allMatch(CompletableFuture::isDone));
+        assertThat(completionOrder).containsExactly("first", "second", "bad-third", "fourth");
+        assertThat(failureKind(futures.get(2))).isEqualTo(ErrorKind.INTERNAL_ERROR);
+        assertThat(futures.get(3)).isCompleted().isNotCompletedExceptionally();
     }
 
     @Test
