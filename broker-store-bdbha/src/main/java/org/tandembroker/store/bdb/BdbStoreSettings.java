@@ -152,7 +152,11 @@ public record BdbStoreSettings(Path sourceFile, String virtualHostName, Path sto
         return String.join(", ", ELEMENTS) + ", " + ENV_CONFIG;
     }
 
-    private static Path storePath(StoreSettings settings, StoreContext context) throws ConfigException {
+    /**
+     * The validated {@code storePath} element: absolute, normalised, not an existing file. Default
+     * {@code <workDirectory>/<virtualHostName>/store}. Shared with the replicated store.
+     */
+    public static Path storePath(StoreSettings settings, StoreContext context) throws ConfigException {
         String allowed = "a directory path, absolute or relative to the work directory " + context.workDirectory();
         String text = settings.text(STORE_PATH).orElse(null);
         Path path;
@@ -189,16 +193,26 @@ public record BdbStoreSettings(Path sourceFile, String virtualHostName, Path sto
 
     private static List<NameValue> envConfig(StoreSettings settings, EnvironmentConfig probe)
             throws ConfigException {
+        return envConfig(settings, probe, RESERVED_PARAMETERS);
+    }
+
+    /**
+     * The validated {@code envConfig} list, each parameter applied to {@code probe} (so that JE checks name and
+     * value); a parameter in {@code reserved} (name to the reason) or given twice is refused. Shared with the
+     * replicated store.
+     */
+    public static List<NameValue> envConfig(StoreSettings settings, EnvironmentConfig probe,
+                                            Map<String, String> reserved) throws ConfigException {
         List<NameValue> result = new ArrayList<>();
         Set<String> seen = new HashSet<>();
         for (NameValue parameter : settings.envConfig()) {
             String name = parameter.name().trim();
             String value = parameter.value().trim();
             String element = "store/" + ENV_CONFIG + " " + name;
-            String reserved = RESERVED_PARAMETERS.get(name);
-            if (reserved != null) {
+            String why = reserved.get(name);
+            if (why != null) {
                 throw ConfigException.invalidValue(settings.sourceFile(), element, value,
-                        "none: " + name + " is decided by the store (" + reserved + ")");
+                        "none: " + name + " is decided by the store (" + why + ")");
             }
             if (!seen.add(name)) {
                 throw ConfigException.invalidValue(settings.sourceFile(), element, value,

@@ -18,12 +18,12 @@ import org.tandembroker.core.store.StoreTransaction;
  * no disk and no shared state. The byte arrays given to {@link #storeMessage} are not copied: the caller must not
  * change them afterwards.
  */
-final class BdbTransaction implements StoreTransaction {
+public final class BdbTransaction implements StoreTransaction {
     private final Function<ChangeSet, CompletableFuture<Void>> committer;
     private final List<ChangeSet.Operation> operations = new ArrayList<>();
     private boolean committed;
 
-    BdbTransaction(Function<ChangeSet, CompletableFuture<Void>> committer) {
+    public BdbTransaction(Function<ChangeSet, CompletableFuture<Void>> committer) {
         this.committer = committer;
     }
 

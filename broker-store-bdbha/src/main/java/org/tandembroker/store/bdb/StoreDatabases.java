@@ -14,6 +14,7 @@ import com.sleepycat.je.TransactionConfig;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
 import org.tandembroker.core.store.RecoveryHandler;
 
@@ -24,6 +25,12 @@ import org.tandembroker.core.store.RecoveryHandler;
  * <p><b>Threads.</b> No mutable state after {@link #open}: the handles are thread-safe. Writes
  * ({@link #apply}) run on the committer thread(s), {@link #readContent} on the reader thread,
  * {@link #recover} on the virtual host's activation thread. {@link #close()} runs after all of them stopped.
+ *
+ * <p><b>Locking.</b> Several committer threads may apply transactions at once (the replicated store), and JE
+ * keeps a transaction's write locks until its replica acknowledgements arrived. So the range scans of a removal
+ * and the reads of content never lock the record after their own range (the next message's first chunk, the
+ * next queue's first entry), which may belong to a neighbour still waiting for its acknowledgements: scans read
+ * uncommitted and lock only what they delete, content is read by exact chunk keys.
  */
 public final class StoreDatabases implements AutoCloseable {
 
@@ -64,8 +71,17 @@ public final class StoreDatabases implements AutoCloseable {
      * @throws IllegalStateException when the environment holds another schema version or foreign databases
      */
     public static StoreDatabases open(Environment environment) {
+        return open(environment, Set.of());
+    }
+
+    /**
+     * Like {@link #open(Environment)}, in an environment that may also hold {@code otherDatabases} (e.g. the
+     * replicated store's heartbeat database).
+     */
+    public static StoreDatabases open(Environment environment, Set<String> otherDatabases) {
         List<String> foreign = new ArrayList<>(environment.getDatabaseNames());
         foreign.removeAll(ALL);
+        foreign.removeAll(otherDatabases);
         if (!foreign.isEmpty()) {
             throw new IllegalStateException("the environment at " + environment.getHome()
                     + " is not a Tandem store: it holds databases " + foreign);
@@ -169,10 +185,10 @@ public final class StoreDatabases implements AutoCloseable {
         DatabaseEntry data = new DatabaseEntry();
         data.setPartial(0, 0, true);
         try (Cursor cursor = content.openCursor(txn, null)) {
-            OperationStatus status = cursor.getSearchKeyRange(key, data, LockMode.RMW);
+            OperationStatus status = cursor.getSearchKeyRange(key, data, LockMode.READ_UNCOMMITTED);
             while (status == OperationStatus.SUCCESS && RecordCodec.chunkMessageId(key.getData()) == messageId) {
                 cursor.delete();
-                status = cursor.getNext(key, data, LockMode.RMW);
+                status = cursor.getNext(key, data, LockMode.READ_UNCOMMITTED);
             }
         }
     }
@@ -183,10 +199,10 @@ public final class StoreDatabases implements AutoCloseable {
         DatabaseEntry noData = new DatabaseEntry();
         noData.setPartial(0, 0, true);
         try (Cursor cursor = entries.openCursor(txn, null)) {
-            OperationStatus status = cursor.getSearchKeyRange(key, noData, LockMode.RMW);
+            OperationStatus status = cursor.getSearchKeyRange(key, noData, LockMode.READ_UNCOMMITTED);
             while (status == OperationStatus.SUCCESS && RecordCodec.entryQueue(key.getData()).equals(queueId)) {
                 cursor.delete();
-                status = cursor.getNext(key, noData, LockMode.RMW);
+                status = cursor.getNext(key, noData, LockMode.READ_UNCOMMITTED);
             }
         }
     }
@@ -259,19 +275,15 @@ public final class StoreDatabases implements AutoCloseable {
         }
         byte[] body = new byte[RecordCodec.contentSize(value.getData())];
         int filled = 0;
-        DatabaseEntry key = new DatabaseEntry(RecordCodec.chunkKey(messageId, 0));
         DatabaseEntry chunk = new DatabaseEntry();
-        try (Cursor cursor = content.openCursor(null, CursorConfig.READ_COMMITTED)) {
-            OperationStatus status = cursor.getSearchKeyRange(key, chunk, null);
-            while (status == OperationStatus.SUCCESS && RecordCodec.chunkMessageId(key.getData()) == messageId) {
-                int expectedIndex = filled / CHUNK_SIZE;
-                if (RecordCodec.chunkIndex(key.getData()) != expectedIndex || filled + chunk.getSize() > body.length) {
-                    break;
-                }
-                System.arraycopy(chunk.getData(), chunk.getOffset(), body, filled, chunk.getSize());
-                filled += chunk.getSize();
-                status = cursor.getNext(key, chunk, null);
+        for (int index = 0; filled < body.length; index++) {
+            if (content.get(null, new DatabaseEntry(RecordCodec.chunkKey(messageId, index)), chunk,
+                    LockMode.READ_COMMITTED) != OperationStatus.SUCCESS
+                    || filled + chunk.getSize() > body.length || chunk.getSize() == 0) {
+                break;
             }
+            System.arraycopy(chunk.getData(), chunk.getOffset(), body, filled, chunk.getSize());
+            filled += chunk.getSize();
         }
         if (filled != body.length) {
             throw new IllegalStateException("content of message " + messageId + " is damaged: " + filled + " of "

@@ -19,10 +19,13 @@ import org.tandembroker.store.bdb.commit.CoalescingCommitter;
  * is an episode (logged once with {@code MST-1008}, ended by the next successful commit with {@code MST-1009});
  * an {@link EnvironmentFailureException} makes the store unusable until the broker restarts.
  *
+ * <p>Shared with the replicated store, which handles replication's exceptions (and environment failures, by
+ * restarting its environment) before it hands the rest here.
+ *
  * <p><b>Threads.</b> Called on the committer thread(s); read by any thread through {@link #diskFull()} and
  * {@link #environmentFailure()}. State is two atomics, so a pool of committer threads may share it.
  */
-final class StoreHealth implements CoalescingCommitter.Outcomes {
+public final class StoreHealth implements CoalescingCommitter.Outcomes {
     private static final Logger LOG = LoggerFactory.getLogger(StoreHealth.class);
 
     private final String storeName;
@@ -35,7 +38,7 @@ final class StoreHealth implements CoalescingCommitter.Outcomes {
      * @param storeName            names the store in log lines
      * @param onEnvironmentFailure told once, with a one-line reason, when the environment became unusable
      */
-    StoreHealth(String storeName, OperationalLog operationalLog, Consumer<String> onEnvironmentFailure) {
+    public StoreHealth(String storeName, OperationalLog operationalLog, Consumer<String> onEnvironmentFailure) {
         this.storeName = storeName;
         this.operationalLog = operationalLog;
         this.onEnvironmentFailure = onEnvironmentFailure;
@@ -77,17 +80,17 @@ final class StoreHealth implements CoalescingCommitter.Outcomes {
         return new BrokerException(ErrorKind.INTERNAL_ERROR, "store commit failed: " + oneLine(cause), cause);
     }
 
-    boolean diskFull() {
+    public boolean diskFull() {
         return diskFull.get();
     }
 
     /** Why the environment is unusable, or null while it is fine. */
-    String environmentFailure() {
+    public String environmentFailure() {
         return environmentFailure.get();
     }
 
     /** Marks the environment unusable for a failure noticed outside a commit (e.g. a content read). */
-    void environmentFailed(Throwable cause) {
+    public void environmentFailed(Throwable cause) {
         failed(cause);
     }
 
