@@ -22,11 +22,14 @@ public final class BrokerProcess implements AutoCloseable {
 
     private final Process process;
     private final int port;
-    private final List<String> output = java.util.Collections.synchronizedList(new ArrayList<>());
+    private final List<String> output;
+    private final Thread outputReader;
 
-    private BrokerProcess(Process process, int port) {
+    private BrokerProcess(Process process, int port, List<String> output, Thread outputReader) {
         this.process = process;
         this.port = port;
+        this.output = output;
+        this.outputReader = outputReader;
     }
 
     /** Starts a broker with {@code brokerFile} and {@code work}, returning once it listens. */
@@ -63,9 +66,7 @@ public final class BrokerProcess implements AutoCloseable {
         }, "broker-process-output");
         reader.setDaemon(true);
         reader.start();
-        BrokerProcess broker = new BrokerProcess(process, port.get(120, TimeUnit.SECONDS));
-        broker.output.addAll(lines);
-        return broker;
+        return new BrokerProcess(process, port.get(120, TimeUnit.SECONDS), lines, reader);
     }
 
     public int port() {
@@ -86,13 +87,23 @@ public final class BrokerProcess implements AutoCloseable {
         process.waitFor(30, TimeUnit.SECONDS);
     }
 
-    /** SIGTERM: the broker's graceful shutdown. Returns the exit code. */
+    /** Everything the process printed so far (console log included). */
+    public List<String> output() {
+        synchronized (output) {
+            return List.copyOf(output);
+        }
+    }
+
+    /** SIGTERM: the broker's graceful shutdown. Returns the exit code (143: ended by SIGTERM after its hooks ran). */
     public int terminate() throws InterruptedException {
-        process.destroy();
+        // Through the handle: Process.destroy() would also close our end of the child's output pipe, losing the
+        // shutdown lines we want to read.
+        process.toHandle().destroy();
         if (!process.waitFor(60, TimeUnit.SECONDS)) {
             process.destroyForcibly();
             throw new AssertionError("broker did not stop within 60 s of SIGTERM");
         }
+        outputReader.join(10_000);
         return process.exitValue();
     }
 

@@ -60,7 +60,9 @@ class KillNineRecoveryIT {
             while ((m = consumer.receive(3_000)) != null) {
                 recovered.add(((TextMessage) m).getText());
             }
-            assertThat(broker.terminate()).as("graceful exit code").isZero();
+            assertThat(broker.terminate()).as("exit code after SIGTERM").isEqualTo(143);
+            assertThat(broker.output()).as("graceful shutdown logged; the broker printed:%n%s",
+                    String.join("\n", broker.output())).anyMatch(l -> l.contains("BRK-1005 : Stopped"));
         }
         Set<String> lost = new HashSet<>(settled);
         lost.removeAll(recovered);
