@@ -15,6 +15,11 @@ public final class TestBrokerFiles {
 
     /** Writes the files and returns the broker file. */
     public static Path write(Path etc, String extraQueues) throws IOException {
+        return write(etc, extraQueues, "");
+    }
+
+    /** As {@link #write(Path, String)}, with extra child elements of the bdb {@code <store>} element. */
+    public static Path write(Path etc, String extraQueues, String extraStoreElements) throws IOException {
         Files.createDirectories(etc);
         Files.writeString(etc.resolve("broker.xml"), """
                 <broker>
@@ -35,6 +40,7 @@ public final class TestBrokerFiles {
                     <storePath>default/store</storePath>
                     <durability>NO_SYNC</durability>
                     <coalescingSync>true</coalescingSync>
+                    %s
                   </store>
                   <queues autoCreate="true">
                     <defaults durable="true" maxDeliveries="10" deadLetterQueue="DLQ"/>
@@ -51,7 +57,7 @@ public final class TestBrokerFiles {
                     <binding exchange="news" queue="sports" key="news.sports.#"/>
                   </bindings>
                 </virtualHost>
-                """.formatted(extraQueues + "<queue name=\"sports\"/>"));
+                """.formatted(extraStoreElements, extraQueues + "<queue name=\"sports\"/>"));
         Files.writeString(etc.resolve("users"),
                 "guest:" + PasswordHash.create("guest".toCharArray()).encode() + "\n"
                         + "alice:" + PasswordHash.create("secret".toCharArray()).encode() + "\n");
