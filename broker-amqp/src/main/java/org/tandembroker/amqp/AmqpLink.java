@@ -2,6 +2,7 @@ package org.tandembroker.amqp;
 
 import org.apache.qpid.proton.amqp.transport.ErrorCondition;
 import org.apache.qpid.proton.engine.Delivery;
+import org.apache.qpid.proton.engine.EndpointState;
 import org.apache.qpid.proton.engine.Link;
 import org.apache.qpid.proton.engine.Receiver;
 
@@ -33,5 +34,29 @@ interface AmqpLink {
         link.open();
         link.setCondition(condition);
         link.close();
+    }
+
+    /**
+     * The core could not resolve a link's address: a node that is no longer active closes the whole connection
+     * (so failover clients move on); any other failure refuses just this attach.
+     */
+    static void refuseAttach(Link link, AmqpConnection connection, Throwable failure) {
+        if (ErrorConditions.isNodeInactive(failure)) {
+            connection.closeBecauseNodeInactive(failure);
+        } else {
+            refuseAttach(link, ErrorConditions.of(failure));
+        }
+    }
+
+    /** Answers the peer's detach in kind (close for close, detach for detach) and frees the link. */
+    static void answerDetach(Link link, boolean closedByPeer) {
+        if (link.getLocalState() != EndpointState.CLOSED) {
+            if (closedByPeer) {
+                link.close();
+            } else {
+                link.detach();
+            }
+        }
+        link.free();
     }
 }

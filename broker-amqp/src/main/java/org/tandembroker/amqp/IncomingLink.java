@@ -18,7 +18,6 @@ import org.apache.qpid.proton.amqp.transport.ErrorCondition;
 import org.apache.qpid.proton.amqp.transport.ReceiverSettleMode;
 import org.apache.qpid.proton.codec.DecodeException;
 import org.apache.qpid.proton.engine.Delivery;
-import org.apache.qpid.proton.engine.EndpointState;
 import org.apache.qpid.proton.engine.Receiver;
 import org.tandembroker.core.BrokerException;
 import org.tandembroker.core.ErrorKind;
@@ -126,11 +125,8 @@ final class IncomingLink implements AmqpLink {
     }
 
     private void refuseOrCloseConnection(Throwable failure) {
-        if (ErrorConditions.isNodeInactive(failure)) {
-            connection.closeBecauseNodeInactive(failure);
-        } else {
-            refuse(ErrorConditions.of(failure));
-        }
+        closed = true;
+        AmqpLink.refuseAttach(receiver, connection, failure);
     }
 
     private void refuse(ErrorCondition condition) {
@@ -291,14 +287,7 @@ final class IncomingLink implements AmqpLink {
     @Override
     public void onRemoteDetach(boolean closedByPeer) {
         closed = true;
-        if (receiver.getLocalState() != EndpointState.CLOSED) {
-            if (closedByPeer) {
-                receiver.close();
-            } else {
-                receiver.detach();
-            }
-        }
-        receiver.free();
+        AmqpLink.answerDetach(receiver, closedByPeer);
     }
 
     @Override

@@ -17,7 +17,6 @@ import org.apache.qpid.proton.amqp.transport.ErrorCondition;
 import org.apache.qpid.proton.amqp.transport.ReceiverSettleMode;
 import org.apache.qpid.proton.amqp.transport.SenderSettleMode;
 import org.apache.qpid.proton.codec.ReadableBuffer;
-import org.apache.qpid.proton.engine.EndpointState;
 import org.apache.qpid.proton.engine.Sender;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -123,11 +122,8 @@ final class OutgoingLink implements AmqpLink, ConsumerTarget {
     }
 
     private void refuseOrCloseConnection(Throwable failure) {
-        if (ErrorConditions.isNodeInactive(failure)) {
-            connection.closeBecauseNodeInactive(failure);
-        } else {
-            refuse(ErrorConditions.of(failure));
-        }
+        closed = true;
+        AmqpLink.refuseAttach(sender, connection, failure);
     }
 
     private void refuse(ErrorCondition condition) {
@@ -265,14 +261,7 @@ final class OutgoingLink implements AmqpLink, ConsumerTarget {
     public void onRemoteDetach(boolean closedByPeer) {
         closed = true;
         closeSubscription();
-        if (sender.getLocalState() != EndpointState.CLOSED) {
-            if (closedByPeer) {
-                sender.close();
-            } else {
-                sender.detach();
-            }
-        }
-        sender.free();
+        AmqpLink.answerDetach(sender, closedByPeer);
     }
 
     @Override

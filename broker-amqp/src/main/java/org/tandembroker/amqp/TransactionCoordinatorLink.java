@@ -14,7 +14,6 @@ import org.apache.qpid.proton.amqp.transport.AmqpError;
 import org.apache.qpid.proton.amqp.transport.ErrorCondition;
 import org.apache.qpid.proton.amqp.transport.ReceiverSettleMode;
 import org.apache.qpid.proton.engine.Delivery;
-import org.apache.qpid.proton.engine.EndpointState;
 import org.apache.qpid.proton.engine.Receiver;
 import org.apache.qpid.proton.message.Message;
 import org.tandembroker.core.txn.LocalTransaction;
@@ -157,14 +156,7 @@ final class TransactionCoordinatorLink implements AmqpLink {
             }
         }
         declared.clear();
-        if (receiver.getLocalState() != EndpointState.CLOSED) {
-            if (closedByPeer) {
-                receiver.close();
-            } else {
-                receiver.detach();
-            }
-        }
-        receiver.free();
+        AmqpLink.answerDetach(receiver, closedByPeer);
     }
 
     @Override
