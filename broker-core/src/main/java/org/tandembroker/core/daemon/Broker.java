@@ -25,6 +25,8 @@ import org.tandembroker.core.exec.NamedThreadFactory;
 import org.tandembroker.core.frontend.FrontEndContext;
 import org.tandembroker.core.frontend.ProtocolFrontEnd;
 import org.tandembroker.core.frontend.ProtocolFrontEndFactory;
+import org.tandembroker.core.management.ManagementContext;
+import org.tandembroker.core.management.ManagementPlugin;
 import org.tandembroker.core.message.ContentBudget;
 import org.tandembroker.core.oplog.LogCode;
 import org.tandembroker.core.oplog.OperationalLog;
@@ -53,6 +55,7 @@ public final class Broker implements AutoCloseable {
     private final ScheduledExecutorService housekeeping;
     private final VirtualHostRegistryImpl virtualHosts;
     private final List<ProtocolFrontEnd> frontEnds = new ArrayList<>();
+    private final List<ManagementPlugin> managementPlugins = new ArrayList<>();
     private final List<String> boundAddresses = new ArrayList<>();
     private final AtomicBoolean closed = new AtomicBoolean();
 
@@ -111,6 +114,8 @@ public final class Broker implements AutoCloseable {
             broker.startVirtualHosts();
             broker.startFrontEnds(new FrontEndContext(config, config.sourceFile().toAbsolutePath().getParent(),
                     registry, authenticator, operationalLog));
+            broker.startManagement(new ManagementContext(config, workDirectory, registry.all(), authenticator,
+                    operationalLog));
         } catch (Exception | Error e) {
             operationalLog.log(LogCode.BRK_1007, String.valueOf(e.getMessage()));
             broker.close();
@@ -194,6 +199,14 @@ public final class Broker implements AutoCloseable {
         }
     }
 
+    private void startManagement(ManagementContext context) throws Exception {
+        for (ManagementPlugin plugin : ServiceLoader.load(ManagementPlugin.class)) {
+            managementPlugins.add(plugin);
+            plugin.start(context);
+            LOG.info("Management plugin '{}' started", plugin.name());
+        }
+    }
+
     public BrokerConfig config() {
         return config;
     }
@@ -222,6 +235,13 @@ public final class Broker implements AutoCloseable {
             return;
         }
         operationalLog.log(LogCode.BRK_1003);
+        for (ManagementPlugin plugin : managementPlugins) {
+            try {
+                plugin.close();
+            } catch (RuntimeException e) {
+                LOG.warn("Closing management plugin '{}' failed", plugin.name(), e);
+            }
+        }
         for (ProtocolFrontEnd frontEnd : frontEnds) {
             try {
                 frontEnd.close();
