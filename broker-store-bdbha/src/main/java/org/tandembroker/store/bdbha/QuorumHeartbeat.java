@@ -1,0 +1,176 @@
+package org.tandembroker.store.bdbha;
+
+import com.sleepycat.je.Database;
+import com.sleepycat.je.DatabaseConfig;
+import com.sleepycat.je.DatabaseEntry;
+import com.sleepycat.je.DiskLimitException;
+import com.sleepycat.je.Durability;
+import com.sleepycat.je.Transaction;
+import com.sleepycat.je.TransactionConfig;
+import com.sleepycat.je.rep.ReplicatedEnvironment;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.Optional;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The master's proof of quorum: a tiny transaction committed every {@link #INTERVAL_MILLIS} with
+ * {@code NO_SYNC,NO_SYNC,SIMPLE_MAJORITY} into its own database. A master that is cut off from its replicas
+ * otherwise only notices at a client's next commit; with the heartbeat it notices within one interval plus
+ * {@code je.rep.replicaAckTimeout} (or {@code je.rep.insufficientReplicasTimeout} once JE has dropped the
+ * replicas' connections), even when idle. A designated primary of a two-node group passes alone: JE lowers its
+ * quorum to one.
+ *
+ * <p>The acknowledgement policy is always SIMPLE_MAJORITY, whatever the store's durability, because the question
+ * is "may this node still act as master", not "how durable is a message".
+ *
+ * <p><b>Threads.</b> One thread {@code ha-heartbeat-<vhost>} commits; it owns nothing but the JE handle, which
+ * is closed by {@link #close()} after that thread ended (so that no transaction is open when the environment
+ * closes). It reports a verdict once ({@code onQuorumLost} / {@code onRestartRequired}) and then stops
+ * beating; a new master session starts a new heartbeat.
+ */
+final class QuorumHeartbeat implements AutoCloseable {
+    static final String DATABASE = "tandem_ha_heartbeat";
+    static final long INTERVAL_MILLIS = 1000;
+
+    private static final Logger LOG = LoggerFactory.getLogger(QuorumHeartbeat.class);
+    private static final Durability MAJORITY = new Durability(Durability.SyncPolicy.NO_SYNC,
+            Durability.SyncPolicy.NO_SYNC, Durability.ReplicaAckPolicy.SIMPLE_MAJORITY);
+    private static final byte[] KEY = "heartbeat".getBytes(StandardCharsets.UTF_8);
+
+    /** Told of a heartbeat's failure, once, on the heartbeat thread. */
+    interface Verdicts {
+        void quorumLost(String reason);
+
+        void restartRequired(String reason);
+
+        /** A heartbeat was acknowledged by a majority (called for every beat). */
+        void acknowledged();
+    }
+
+    private final ReplicatedEnvironment environment;
+    private final String nodeName;
+    private final Verdicts verdicts;
+    private final Database database;
+    private final ScheduledExecutorService thread;
+    private volatile boolean stopped;
+    private volatile Thread beatingThread;
+    private boolean diskFullLogged;
+
+    private QuorumHeartbeat(ReplicatedEnvironment environment, String nodeName, String virtualHostName,
+                            Verdicts verdicts, Database database) {
+        this.environment = environment;
+        this.nodeName = nodeName;
+        this.verdicts = verdicts;
+        this.database = database;
+        this.thread = Executors.newSingleThreadScheduledExecutor(runnable -> {
+            Thread t = new Thread(runnable, "ha-heartbeat-" + virtualHostName);
+            t.setDaemon(true);
+            beatingThread = t;
+            return t;
+        });
+    }
+
+    /** Opens (creating) the heartbeat database on the master and starts beating. */
+    static QuorumHeartbeat start(ReplicatedEnvironment environment, String nodeName, String virtualHostName,
+                                 Verdicts verdicts) {
+        Database database = environment.openDatabase(null, DATABASE,
+                new DatabaseConfig().setTransactional(true).setAllowCreate(true));
+        QuorumHeartbeat heartbeat = new QuorumHeartbeat(environment, nodeName, virtualHostName, verdicts, database);
+        heartbeat.thread.scheduleWithFixedDelay(heartbeat::beat, 0, INTERVAL_MILLIS, TimeUnit.MILLISECONDS);
+        return heartbeat;
+    }
+
+    private void beat() {
+        if (stopped) {
+            return;
+        }
+        Transaction txn = null;
+        try {
+            txn = environment.beginTransaction(null, new TransactionConfig().setDurability(MAJORITY));
+            database.put(txn, new DatabaseEntry(KEY),
+                    new DatabaseEntry(ByteBuffer.allocate(Long.BYTES).putLong(System.currentTimeMillis()).array()));
+            txn.commit();
+            txn = null;
+            diskFullLogged = false;
+            verdicts.acknowledged();
+        } catch (DiskLimitException e) {
+            // Not a quorum matter: client commits report the full disk; keep asking.
+            if (!diskFullLogged) {
+                LOG.warn("Node {}: quorum heartbeat cannot write, the disk is full: {}", nodeName,
+                        ReplicationFailures.firstLine(e));
+                diskFullLogged = true;
+            }
+        } catch (RuntimeException e) {
+            Optional<ReplicationFailures.Verdict> verdict = ReplicationFailures.classify(e, nodeName);
+            ReplicationFailures.Action action = verdict.map(ReplicationFailures.Verdict::action)
+                    .orElse(ReplicationFailures.Action.NONE);
+            switch (action) {
+                case QUORUM_LOST -> {
+                    stopped = true;
+                    verdicts.quorumLost(ReplicationFailures.firstLine(verdict.get().error()));
+                }
+                case RESTART -> {
+                    stopped = true;
+                    verdicts.restartRequired(ReplicationFailures.firstLine(e));
+                }
+                case NONE -> {
+                    if (verdict.isPresent()) {
+                        stopped = true; // no longer master: the state event ends this session
+                    } else {
+                        LOG.warn("Node {}: quorum heartbeat failed: {}", nodeName, e.toString());
+                    }
+                }
+            }
+        } finally {
+            if (txn != null) {
+                abortQuietly(txn);
+            }
+        }
+    }
+
+    boolean runsOn(Thread thread) {
+        return thread == beatingThread;
+    }
+
+    /** Stops beating, waits for a beat in progress (at most a commit's acknowledgement timeout), closes. */
+    @Override
+    public void close() {
+        stopped = true;
+        thread.shutdown();
+        if (runsOn(Thread.currentThread())) {
+            return; // the beat in progress is this one; the thread ends after it
+        }
+        boolean interrupted = false;
+        while (true) {
+            try {
+                if (thread.awaitTermination(1, TimeUnit.MINUTES)) {
+                    break;
+                }
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+        try {
+            database.close();
+        } catch (RuntimeException e) {
+            LOG.debug("Node {}: closing the heartbeat database: {}", nodeName, e.toString());
+        }
+    }
+
+    private static void abortQuietly(Transaction txn) {
+        try {
+            txn.abort();
+        } catch (RuntimeException e) {
+            // The commit's failure is what matters.
+        }
+    }
+}
