@@ -21,18 +21,23 @@ import org.slf4j.LoggerFactory;
 /**
  * The master's proof of quorum: a tiny transaction committed every {@link #INTERVAL_MILLIS} with
  * {@code NO_SYNC,NO_SYNC,SIMPLE_MAJORITY} into its own database. A master that is cut off from its replicas
- * otherwise only notices at a client's next commit; with the heartbeat it notices within one interval plus
+ * otherwise only notices at a client's next commit, and JE itself keeps it MASTER (JE demotes a master only when
+ * it hears of a newer one); with the heartbeat it notices within one interval plus
  * {@code je.rep.replicaAckTimeout} (or {@code je.rep.insufficientReplicasTimeout} once JE has dropped the
  * replicas' connections), even when idle. A designated primary of a two-node group passes alone: JE lowers its
- * quorum to one.
+ * quorum to one. The first acknowledged beat of a new master is also its proof that it may serve at all.
  *
  * <p>The acknowledgement policy is always SIMPLE_MAJORITY, whatever the store's durability, because the question
  * is "may this node still act as master", not "how durable is a message".
  *
- * <p><b>Threads.</b> One thread {@code ha-heartbeat-<vhost>} commits; it owns nothing but the JE handle, which
- * is closed by {@link #close()} after that thread ended (so that no transaction is open when the environment
- * closes). It reports a verdict once ({@code onQuorumLost} / {@code onRestartRequired}) and then stops
- * beating; a new master session starts a new heartbeat.
+ * <p>Verdicts are reported on changes only: {@code quorumGained} on the first acknowledged beat and on the first
+ * one after a loss, {@code quorumLost} on the first failed beat after a success (or before any). It keeps beating
+ * after a loss, so that it notices the quorum's return; it stops when JE says the node is no longer master or
+ * must restart.
+ *
+ * <p><b>Threads.</b> One thread {@code ha-heartbeat-<vhost>} commits and owns the verdict state; the JE handle is
+ * closed by {@link #close()} after that thread ended (so that no transaction is open when the environment
+ * closes).
  */
 final class QuorumHeartbeat implements AutoCloseable {
     static final String DATABASE = "tandem_ha_heartbeat";
@@ -43,14 +48,16 @@ final class QuorumHeartbeat implements AutoCloseable {
             Durability.SyncPolicy.NO_SYNC, Durability.ReplicaAckPolicy.SIMPLE_MAJORITY);
     private static final byte[] KEY = "heartbeat".getBytes(StandardCharsets.UTF_8);
 
-    /** Told of a heartbeat's failure, once, on the heartbeat thread. */
+    /** Told of changes, on the heartbeat thread. */
     interface Verdicts {
+        /** A majority acknowledged a beat, for the first time or for the first time since a loss. */
+        void quorumGained();
+
+        /** A beat found too few replicas, for the first time since a success (or since the start). */
         void quorumLost(String reason);
 
+        /** JE invalidated the environment: it must be reopened. The heartbeat stops. */
         void restartRequired(String reason);
-
-        /** A heartbeat was acknowledged by a majority (called for every beat). */
-        void acknowledged();
     }
 
     private final ReplicatedEnvironment environment;
@@ -61,6 +68,8 @@ final class QuorumHeartbeat implements AutoCloseable {
     private volatile boolean stopped;
     private volatile Thread beatingThread;
     private boolean diskFullLogged;
+    /** Heartbeat thread: the last verdict reported, null before the first. */
+    private Boolean quorum;
 
     private QuorumHeartbeat(ReplicatedEnvironment environment, String nodeName, String virtualHostName,
                             Verdicts verdicts, Database database) {
@@ -98,7 +107,10 @@ final class QuorumHeartbeat implements AutoCloseable {
             txn.commit();
             txn = null;
             diskFullLogged = false;
-            verdicts.acknowledged();
+            if (!Boolean.TRUE.equals(quorum)) {
+                quorum = true;
+                verdicts.quorumGained();
+            }
         } catch (DiskLimitException e) {
             // Not a quorum matter: client commits report the full disk; keep asking.
             if (!diskFullLogged) {
@@ -112,8 +124,10 @@ final class QuorumHeartbeat implements AutoCloseable {
                     .orElse(ReplicationFailures.Action.NONE);
             switch (action) {
                 case QUORUM_LOST -> {
-                    stopped = true;
-                    verdicts.quorumLost(ReplicationFailures.firstLine(verdict.get().error()));
+                    if (!Boolean.FALSE.equals(quorum)) {
+                        quorum = false;
+                        verdicts.quorumLost(ReplicationFailures.firstLine(verdict.get().error()));
+                    }
                 }
                 case RESTART -> {
                     stopped = true;

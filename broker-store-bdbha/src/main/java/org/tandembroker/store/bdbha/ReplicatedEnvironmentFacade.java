@@ -43,7 +43,6 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.tandembroker.core.BrokerException;
@@ -103,7 +102,6 @@ public final class ReplicatedEnvironmentFacade implements AutoCloseable {
     private volatile boolean designatedPrimary;
     private volatile String failure;
     private volatile boolean closing;
-    private final AtomicBoolean quorumLost = new AtomicBoolean();
     /** Facade thread: changes with every environment and every state event, so that stale work is dropped. */
     private long generation;
     private boolean master;
@@ -240,8 +238,8 @@ public final class ReplicatedEnvironmentFacade implements AutoCloseable {
     }
 
     /**
-     * Restarts the environment (JE requires it, or quorum was lost): the virtual host passivates first (all
-     * transactions end), then the environment closes and opens again, with bounded retries.
+     * Restarts the environment (JE requires it): the virtual host passivates first (all transactions end), then
+     * the environment closes and opens again, with bounded retries.
      */
     private void restart(ReplicatedEnvironment env, String reason) {
         if (env != environment || closing) {
@@ -384,7 +382,18 @@ public final class ReplicatedEnvironmentFacade implements AutoCloseable {
                 return;
             }
             switch (verdict.get().action()) {
-                case QUORUM_LOST -> quorumLost(env, ReplicationFailures.firstLine(verdict.get().error()));
+                case QUORUM_LOST -> {
+                    // e.g. the first master of a new group creating its databases before a replica connected
+                    operationalLog.log(LogCode.HA_1005, settings.nodeName(), "none yet: "
+                            + ReplicationFailures.firstLine(verdict.get().error()) + "; retrying");
+                    passivate(Optional.empty(), "no quorum yet");
+                    long retryGeneration = generation;
+                    schedule(() -> {
+                        if (env == environment && retryGeneration == generation) {
+                            becomeMaster(env);
+                        }
+                    }, OPEN_RETRY_DELAY_MILLIS);
+                }
                 case RESTART -> restart(env, ReplicationFailures.firstLine(e));
                 case NONE -> passivate(Optional.empty(), ReplicationFailures.firstLine(e));
             }
@@ -423,27 +432,9 @@ public final class ReplicatedEnvironmentFacade implements AutoCloseable {
 
     // ---- events from the master session (committer and heartbeat threads) ----
 
-    /** The heartbeat (or opening as master) found too few replicas: passivate and let JE elect again. */
-    void quorumLost(String reason) {
-        ReplicatedEnvironment env = environment;
-        onFacadeThread(() -> quorumLost(env, reason));
-    }
-
-    private void quorumLost(ReplicatedEnvironment env, String reason) {
-        if (env != environment || closing) {
-            return;
-        }
-        quorumLost.set(true);
-        operationalLog.log(LogCode.HA_1005, settings.nodeName(), "lost: " + reason + "; this node stops serving "
-                + "and rejoins the group so that a master with a quorum is elected");
-        restart(env, "quorum lost");
-    }
-
-    /** A heartbeat was acknowledged by a majority. */
-    void quorumAcknowledged() {
-        if (quorumLost.compareAndSet(true, false)) {
-            operationalLog.log(LogCode.HA_1005, settings.nodeName(), "regained: a majority acknowledges this master");
-        }
+    /** Runs {@code work} on the facade thread (the store's role changes that follow from its master session). */
+    void execute(Runnable work) {
+        onFacadeThread(work);
     }
 
     /** JE invalidated the environment (a {@code RestartRequiredException} or another environment failure). */

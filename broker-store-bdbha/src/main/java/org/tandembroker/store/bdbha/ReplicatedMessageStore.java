@@ -68,10 +68,16 @@ public final class ReplicatedMessageStore implements MessageStore {
     private final AtomicBoolean started = new AtomicBoolean();
     private final AtomicBoolean closeRequested = new AtomicBoolean();
     private final AtomicLong nextMessageId = new AtomicLong(1);
+    /** Completed by {@link #close()}: the facade thread stops waiting for a virtual host that is closing us. */
+    private final CompletableFuture<Void> closeSignal = new CompletableFuture<>();
     private volatile Thread readerThread;
     private volatile boolean closing;
     private volatile StoreRoleListener listener;
     private volatile MasterSession session;
+    /** Written on the facade thread: the virtual host was told it is active (a majority acknowledged us). */
+    private volatile boolean serving;
+    /** Facade thread only. */
+    private boolean quorumLossLogged;
 
     public ReplicatedMessageStore(ReplicatedStoreSettings settings, StoreContext context) {
         this.settings = settings;
@@ -101,23 +107,24 @@ public final class ReplicatedMessageStore implements MessageStore {
     /** The facade's calls, on the facade thread. */
     private final class Roles implements ReplicatedEnvironmentFacade.RoleHandler {
 
+        /** Opens the master session; the virtual host hears of it once a majority acknowledged a heartbeat. */
         @Override
         public void becameMaster(ReplicatedEnvironment environment) {
-            MasterSession opened = MasterSession.open(environment, settings, name, context.operationalLog(),
-                    new SessionEvents());
+            SessionEvents events = new SessionEvents();
+            MasterSession opened = MasterSession.open(environment, settings, name, context.operationalLog(), events);
             nextMessageId.accumulateAndGet(opened.databases().highestMessageId() + 1, Math::max);
+            events.owner = opened;
             session = opened;
-            if (!closing) {
-                tellListener(() -> listener.becameActive());
-            }
         }
 
         @Override
         public void becamePassive(Optional<String> masterClientAddress, String reason) {
+            boolean wasMaster = session != null;
+            serving = false;
             if (!closing && listener != null) {
                 CompletableFuture<Void> passivated = tellListener(
                         () -> listener.becamePassive(masterClientAddress, reason));
-                if (session != null) {
+                if (wasMaster) {
                     awaitPassivation(passivated);
                 }
             }
@@ -125,21 +132,53 @@ public final class ReplicatedMessageStore implements MessageStore {
         }
     }
 
-    /** What the master session reports; hands each to the facade thread. */
+    /**
+     * What one master session reports, handed to the facade thread; reports of a session that is no longer the
+     * current one are dropped there.
+     */
     private final class SessionEvents implements MasterSession.NodeEvents {
+        /** Set on the facade thread right after the session opened, before any report is handled there. */
+        private MasterSession owner;
+
+        @Override
+        public void quorumGained() {
+            facade.execute(() -> {
+                if (session != owner || owner == null || closing) {
+                    return;
+                }
+                if (quorumLossLogged) {
+                    quorumLossLogged = false;
+                    context.operationalLog().log(LogCode.HA_1005, settings.nodeName(),
+                            "regained: a majority acknowledges this master again; serving clients");
+                }
+                if (!serving) {
+                    serving = true;
+                    tellListener(() -> listener.becameActive());
+                }
+            });
+        }
+
         @Override
         public void quorumLost(String reason) {
-            facade.quorumLost(reason);
+            facade.execute(() -> {
+                if (session != owner || owner == null || closing) {
+                    return;
+                }
+                quorumLossLogged = true;
+                context.operationalLog().log(LogCode.HA_1005, settings.nodeName(), "lost: " + reason
+                        + "; this master does not serve clients until a majority acknowledges it again (or, in a "
+                        + "two-node group, an operator designates it primary)");
+                if (serving) {
+                    serving = false;
+                    awaitPassivation(tellListener(() -> listener.becamePassive(Optional.empty(),
+                            "quorum lost: " + reason)));
+                }
+            });
         }
 
         @Override
         public void restartRequired(String reason) {
             facade.restartRequired(reason);
-        }
-
-        @Override
-        public void acknowledged() {
-            facade.quorumAcknowledged();
         }
     }
 
@@ -167,7 +206,8 @@ public final class ReplicatedMessageStore implements MessageStore {
 
     private void awaitPassivation(CompletableFuture<Void> passivated) {
         try {
-            passivated.get(PASSIVATION_WAIT_SECONDS, TimeUnit.SECONDS);
+            // The virtual host may be the one closing this store, on the thread that would complete the future.
+            CompletableFuture.anyOf(passivated, closeSignal).get(PASSIVATION_WAIT_SECONDS, TimeUnit.SECONDS);
         } catch (TimeoutException e) {
             LOG.warn("{}: the virtual host did not passivate within {} s; closing the store's handles anyway", name,
                     PASSIVATION_WAIT_SECONDS);
@@ -215,7 +255,7 @@ public final class ReplicatedMessageStore implements MessageStore {
 
     private CompletableFuture<Void> commit(ChangeSet changes) {
         MasterSession current = session;
-        if (current == null) {
+        if (current == null || !serving) {
             return CompletableFuture.failedFuture(notActive());
         }
         return current.commit(changes);
@@ -256,7 +296,7 @@ public final class ReplicatedMessageStore implements MessageStore {
 
     @Override
     public long nextMessageId() {
-        if (session == null) {
+        if (session == null || !serving) {
             throw notActive();
         }
         return nextMessageId.getAndIncrement();
@@ -273,7 +313,7 @@ public final class ReplicatedMessageStore implements MessageStore {
             return new StoreStatus("DETACHED", false, name + ": failed: " + failure.get());
         }
         MasterSession current = session;
-        boolean writable = current != null && !current.diskFull();
+        boolean writable = current != null && serving && !current.diskFull();
         String role = switch (state) {
             case "MASTER", "REPLICA", "UNKNOWN", "DETACHED" -> state;
             default -> "UNKNOWN"; // OPENING, RESTARTING
@@ -281,6 +321,7 @@ public final class ReplicatedMessageStore implements MessageStore {
         StringBuilder description = new StringBuilder(name).append(": ").append(state);
         if (state.equals("MASTER")) {
             description.append(isDesignatedPrimary() ? " (designated primary)" : "")
+                    .append(current != null && !serving ? ", not serving: no majority acknowledges it" : "")
                     .append(", replicas connected: ").append(facade.replicaLags().keySet());
             if (current != null && current.diskFull()) {
                 description.append(", disk full at ").append(settings.storePath())
@@ -307,6 +348,7 @@ public final class ReplicatedMessageStore implements MessageStore {
             return;
         }
         closing = true;
+        closeSignal.complete(null);
         Thread current = Thread.currentThread();
         MasterSession currentSession = session;
         boolean ownThread = facade.runsOn(current) || current == readerThread
@@ -328,7 +370,7 @@ public final class ReplicatedMessageStore implements MessageStore {
 
     private MasterSession requireSession() {
         MasterSession current = session;
-        if (current == null) {
+        if (current == null || !serving) {
             throw notActive();
         }
         return current;

@@ -89,6 +89,13 @@ final class HaGroup implements AutoCloseable {
 
     /** Creates and starts a node (reusing its directory and port when it ran before). */
     Node start(String nodeName, Options options) {
+        Node node = prepare(nodeName, options);
+        node.start();
+        return node;
+    }
+
+    /** Creates a node whose store a virtual host creates and starts ({@link Node#newStore()}). */
+    Node prepare(String nodeName, Options options) {
         int port = ports.computeIfAbsent(nodeName, n -> freePort());
         String hostPort = "localhost:" + port;
         if (firstHelper == null) {
@@ -105,12 +112,16 @@ final class HaGroup implements AutoCloseable {
         Node node = new Node(nodeName, new StoreSettings(VHOST_FILE, "bdb-ha", elements, options.envConfig,
                 options.repConfig));
         nodes.add(node);
-        node.start();
         return node;
     }
 
     Node start(String nodeName) {
         return start(nodeName, options());
+    }
+
+    /** The helper every node of this group is given: the first node's address. */
+    String helper() {
+        return firstHelper;
     }
 
     static int freePort() {
@@ -147,13 +158,23 @@ final class HaGroup implements AutoCloseable {
         }
 
         void start() {
+            newStore().start(listener);
+        }
+
+        /** A new, not yet started store of this node (kept as {@link #store}). */
+        ReplicatedMessageStore newStore() {
             try {
                 store = (ReplicatedMessageStore) new ReplicatedMessageStoreFactory().create(settings,
                         new StoreContext(VHOST, Path.of("."), clientAddress, operationalLog));
             } catch (ConfigException e) {
                 throw new IllegalStateException(e);
             }
-            store.start(listener);
+            return store;
+        }
+
+        /** Where this node replicates ({@code nodeHostPort}). */
+        String hostPort() {
+            return settings.elements().get("nodeHostPort");
         }
 
         Node awaitActive() {
@@ -233,7 +254,9 @@ final class HaGroup implements AutoCloseable {
         public void close() {
             if (!closed) {
                 closed = true;
-                store.close();
+                if (store != null) {
+                    store.close();
+                }
             }
         }
     }

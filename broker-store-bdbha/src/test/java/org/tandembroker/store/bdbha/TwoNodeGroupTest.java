@@ -90,7 +90,7 @@ class TwoNodeGroupTest {
     }
 
     @Test
-    void aMasterThatIsNotDesignatedStopsWhenTheReplicaFailsAndCommitsFailWithAClearError() {
+    void aMasterThatIsNotDesignatedStopsServingWhenTheReplicaFailsUntilItReturns() {
         Node master = group.start("master").awaitActive();
         Node replica = group.start("replica").awaitRedirectTo(master);
         master.publishAll("before", 5);
@@ -108,7 +108,14 @@ class TwoNodeGroupTest {
         await().atMost(ROLE_DEADLINE).until(() -> master.linesWith("HA-1005").stream()
                 .anyMatch(line -> line.contains("lost")));
         assertThat(master.store.status().writable()).isFalse();
+        assertThat(master.store.status().description()).contains("not serving");
         assertThat(failureKind(master.publishOrFail("later"), COMMIT_DEADLINE)).isEqualTo(ErrorKind.NOT_ACTIVE);
+
+        // Figure 1.4, 3-4: the replica returns; the master serves again without an operator.
+        group.start("replica").awaitRedirectTo(master);
+        master.awaitActive();
+        assertThat(master.linesWith("HA-1005")).anyMatch(line -> line.contains("regained"));
+        assertThat(master.publish("replicated again").future()).succeedsWithin(COMMIT_DEADLINE);
     }
 
     @Test
