@@ -78,7 +78,10 @@ public final class ReplicatedEnvironmentFacade implements AutoCloseable {
 
     /** How the store reacts to the node's role; called on the facade thread, one call at a time. */
     interface RoleHandler {
-        /** JE made this node master: open what writes and tell the virtual host. Throws JE's exception if not. */
+        /**
+         * JE made this node master: open what writes (the store tells the virtual host once a majority has
+         * acknowledged this master). Throws JE's exception when the node cannot write after all.
+         */
         void becameMaster(ReplicatedEnvironment environment);
 
         /**
@@ -156,13 +159,14 @@ public final class ReplicatedEnvironmentFacade implements AutoCloseable {
             return;
         } catch (RollbackProhibitedException e) {
             self.setName(threadName);
-            fail("node " + settings.nodeName() + " would have to roll back more committed transactions than "
-                    + "je.rep.txnRollbackLimit allows (it committed alone, e.g. as designated primary, what the "
-                    + "group's master never received); an operator must decide: truncate this node's log with "
+            fail("node " + settings.nodeName() + " would have to roll back more acknowledged transactions than "
+                    + "je.rep.txnRollbackLimit allows (it committed alone, e.g. as designated primary during a "
+                    + "partition, what the group's master never received: a split brain); an operator must choose: "
+                    + "to discard this node's diverged transactions stop the broker, run java -cp 'lib/*' "
                     + "com.sleepycat.je.util.DbTruncateLog -h " + settings.storePath() + " -f 0x"
                     + Long.toHexString(e.getTruncationFileNumber()) + " -o 0x"
-                    + Long.toHexString(e.getTruncationFileOffset()) + " (discarding those transactions) and start "
-                    + "it again, or raise je.rep.txnRollbackLimit in <repConfig>: " + ReplicationFailures.firstLine(e));
+                    + Long.toHexString(e.getTruncationFileOffset()) + " and start it again (or raise "
+                    + "je.rep.txnRollbackLimit in <repConfig>); see docs/ha.md, split brain");
             return;
         } catch (EnvironmentLockedException e) {
             self.setName(threadName);
@@ -189,7 +193,7 @@ public final class ReplicatedEnvironmentFacade implements AutoCloseable {
         generation++;
         environment = env;
         failure = null;
-        if (clientAddress != null) {
+        if (clientAddress != null && !clientAddress.isBlank()) { // JE refuses an empty app state
             byte[] appState = clientAddress.getBytes(StandardCharsets.UTF_8);
             env.registerAppStateMonitor(() -> appState);
         }
@@ -249,12 +253,13 @@ public final class ReplicatedEnvironmentFacade implements AutoCloseable {
         Throwable invalidating = invalidatingException(env);
         operationalLog.log(LogCode.HA_1003, settings.nodeName(), reason);
         if (invalidating instanceof RollbackException rollback) {
-            operationalLog.log(LogCode.HA_1004, settings.nodeName(), "transactions this node committed after "
-                    + "transaction " + rollback.getEarliestTransactionId() + " never reached the new master and are "
-                    + "discarded (clients were told they were in doubt, or they were consumers' removals: a "
-                    + "possible redelivery, never a loss of an accepted message)");
+            operationalLog.log(LogCode.HA_1004, settings.nodeName(), "diverged transactions discarded: those "
+                    + "this node committed from transaction " + rollback.getEarliestTransactionId() + " on never "
+                    + "reached the new master (commits whose clients were told in doubt, consumers' removals: a "
+                    + "possible redelivery; accepted messages only if this node ran alone as designated primary "
+                    + "while another was designated too: see docs/ha.md, split brain)");
         }
-        passivate(reason);
+        passivate(Optional.empty(), reason);
         closeEnvironment();
         nodeState = "RESTARTING";
         open(1);
@@ -267,17 +272,8 @@ public final class ReplicatedEnvironmentFacade implements AutoCloseable {
         nodeState = "DETACHED";
         // One line for the operator; the store's status repeats it.
         LOG.error("Node {} of group {} stopped: {}", settings.nodeName(), settings.groupName(), reason);
-        passivate("store failed: " + reason);
+        passivate(Optional.empty(), "store failed: " + reason);
         closeEnvironment();
-    }
-
-    private void passivate(String reason) {
-        master = false;
-        try {
-            handler.becamePassive(Optional.empty(), reason);
-        } catch (RuntimeException e) {
-            LOG.error("Node {}: passivating failed", settings.nodeName(), e);
-        }
     }
 
     private void closeEnvironment() {
@@ -315,7 +311,7 @@ public final class ReplicatedEnvironmentFacade implements AutoCloseable {
 
     private void closeNow() {
         generation++;
-        passivate("closing");
+        passivate(Optional.empty(), "closing");
         closeEnvironment();
         nodeState = "CLOSED";
     }

@@ -32,8 +32,10 @@ import org.tandembroker.store.bdb.commit.CommitterStats;
 
 /**
  * The replicated JE store ({@code <store type="bdb-ha">}): one node of a JE replication group. The node is active
- * while JE has elected (or an operator designated) it master, and passive otherwise; the virtual host follows.
- * Record layout, content chunks and removal semantics are the standalone store's ({@link StoreDatabases}).
+ * while JE has elected (or an operator designated) it master <em>and</em> a majority acknowledges it (the
+ * {@link QuorumHeartbeat}: a new master becomes active with its first acknowledged heartbeat, a master that loses
+ * its majority passivates and becomes active again when the majority returns); passive otherwise. The virtual host
+ * follows. Record layout, content chunks and removal semantics are the standalone store's ({@link StoreDatabases}).
  *
  * <p>The JE environment and everything about roles, the group and restarts lives in
  * {@link ReplicatedEnvironmentFacade}; what writes while master lives in a {@link MasterSession}. This class
@@ -43,8 +45,9 @@ import org.tandembroker.store.bdb.commit.CommitterStats;
  * <p><b>Threads.</b>
  * <ul>
  *   <li>{@code ha-<vhost>} (the facade thread) calls {@link StoreRoleListener}, one call at a time, and writes
- *       {@link #session}; it waits for the virtual host's passivation before closing a session, so that every
- *       transaction has ended before JE's handles close.</li>
+ *       {@link #session} and {@link #serving}; it waits for the virtual host's passivation before closing a
+ *       session, so that every transaction has ended before JE's handles close (unless the store is being closed:
+ *       then the virtual host is the one closing it).</li>
  *   <li>{@code ha-committer-<vhost>-*} commit and complete commit futures; {@code ha-heartbeat-<vhost>} proves
  *       quorum (see {@link MasterSession}).</li>
  *   <li>{@code ha-reader-<vhost>} reads content for {@link #loadContent}.</li>
