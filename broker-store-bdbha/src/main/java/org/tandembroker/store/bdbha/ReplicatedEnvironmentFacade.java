@@ -109,6 +109,7 @@ public final class ReplicatedEnvironmentFacade implements AutoCloseable {
     private long generation;
     private boolean master;
     private boolean warnedDesignationIgnored;
+    private boolean noQuorumLogged;
 
     ReplicatedEnvironmentFacade(ReplicatedStoreSettings settings, String clientAddress,
                                 OperationalLog operationalLog, RoleHandler handler) {
@@ -323,6 +324,7 @@ public final class ReplicatedEnvironmentFacade implements AutoCloseable {
             return;
         }
         generation++;
+        noQuorumLogged = false;
         ReplicatedEnvironment.State state = event.getState();
         String newMaster = state.isActive() ? event.getMasterNodeName() : null;
         if (!state.name().equals(nodeState) || !java.util.Objects.equals(newMaster, masterName)) {
@@ -379,9 +381,12 @@ public final class ReplicatedEnvironmentFacade implements AutoCloseable {
             }
             switch (verdict.get().action()) {
                 case QUORUM_LOST -> {
-                    // e.g. the first master of a new group creating its databases before a replica connected
-                    operationalLog.log(LogCode.HA_1005, settings.nodeName(), "none yet: "
-                            + ReplicationFailures.firstLine(verdict.get().error()) + "; retrying");
+                    // e.g. a new master whose replicas (or arbiter) have not connected yet: log once, keep trying
+                    if (!noQuorumLogged) {
+                        noQuorumLogged = true;
+                        operationalLog.log(LogCode.HA_1005, settings.nodeName(), "none yet: "
+                                + ReplicationFailures.firstLine(verdict.get().error()) + "; retrying");
+                    }
                     passivate(Optional.empty(), "no quorum yet");
                     long retryGeneration = generation;
                     schedule(() -> {

@@ -239,11 +239,6 @@ public record ReplicatedStoreSettings(Path sourceFile, String virtualHostName, P
         return config;
     }
 
-    /** The effective value of a replication parameter: repConfig, else the broker default, else JE's. */
-    public String replicationParameter(String name) {
-        return replicationConfig().getConfigParam(name);
-    }
-
     private static void rejectUnknownElements(StoreSettings settings) throws ConfigException {
         Set<String> unknown = new TreeSet<>(settings.elements().keySet());
         ELEMENTS.forEach(unknown::remove);

@@ -54,7 +54,8 @@ final class ReplicationFailures {
         if (cause instanceof InsufficientReplicasException e) {
             return Optional.of(new Verdict(new BrokerException(ErrorKind.RESOURCE_LIMIT_EXCEEDED,
                     "not enough replicas to commit on node " + nodeName + ": " + e.getRequiredNodeCount()
-                            + " needed, connected: " + e.getAvailableReplicas() + " (ack policy "
+                            + " nodes including this master needed, replicas connected: "
+                            + e.getAvailableReplicas() + " (ack policy "
                             + e.getCommitPolicy() + "); nothing was stored", e), Action.QUORUM_LOST));
         }
         if (cause instanceof InsufficientAcksException e) {

@@ -1,6 +1,7 @@
 package org.tandembroker.store.bdbha;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
 import static org.awaitility.Awaitility.await;
 import static org.tandembroker.store.bdbha.HaGroup.COMMIT_DEADLINE;
 import static org.tandembroker.store.bdbha.HaGroup.ROLE_DEADLINE;
@@ -8,6 +9,8 @@ import static org.tandembroker.store.bdbha.HaGroup.failureKind;
 import static org.tandembroker.store.bdbha.HaGroup.failureMessage;
 import static org.tandembroker.store.bdbha.HaGroup.options;
 
+import com.sleepycat.je.Durability;
+import com.sleepycat.je.TransactionConfig;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -91,7 +94,8 @@ class TwoNodeGroupTest {
 
     @Test
     void aMasterThatIsNotDesignatedStopsServingWhenTheReplicaFailsUntilItReturns() {
-        Node master = group.start("master").awaitActive();
+        Node master = group.start("master", options().rep("je.rep.insufficientReplicasTimeout", "2 s"))
+                .awaitActive();
         Node replica = group.start("replica").awaitRedirectTo(master);
         master.publishAll("before", 5);
 
@@ -110,6 +114,16 @@ class TwoNodeGroupTest {
         assertThat(master.store.status().writable()).isFalse();
         assertThat(master.store.status().description()).contains("not serving");
         assertThat(failureKind(master.publishOrFail("later"), COMMIT_DEADLINE)).isEqualTo(ErrorKind.NOT_ACTIVE);
+        // What a client is told when JE finds too few replicas (here provoked on the still-MASTER environment).
+        Throwable tooFewReplicas = catchThrowable(() -> master.store.environment().orElseThrow().beginTransaction(
+                null, new TransactionConfig().setDurability(new Durability(Durability.SyncPolicy.NO_SYNC,
+                        Durability.SyncPolicy.NO_SYNC, Durability.ReplicaAckPolicy.SIMPLE_MAJORITY))).abort());
+        assertThat(ReplicationFailures.classify(tooFewReplicas, "master")).hasValueSatisfying(verdict -> {
+            assertThat(verdict.error().kind()).isEqualTo(ErrorKind.RESOURCE_LIMIT_EXCEEDED);
+            assertThat(verdict.error().getMessage()).isEqualTo("not enough replicas to commit on node master: "
+                    + "2 nodes including this master needed, replicas connected: [] (ack policy SIMPLE_MAJORITY); "
+                    + "nothing was stored");
+        });
 
         // Figure 1.4, 3-4: the replica returns; the master serves again without an operator.
         group.start("replica").awaitRedirectTo(master);
