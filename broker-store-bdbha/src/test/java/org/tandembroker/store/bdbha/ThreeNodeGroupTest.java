@@ -1,6 +1,7 @@
 package org.tandembroker.store.bdbha;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 import static org.awaitility.Awaitility.await;
 import static org.tandembroker.store.bdbha.HaGroup.COMMIT_DEADLINE;
 import static org.tandembroker.store.bdbha.HaGroup.ROLE_DEADLINE;
@@ -41,20 +42,29 @@ class ThreeNodeGroupTest {
         Node second = group.start("second", options().designated(true)).awaitRedirectTo(first);
         Node third = group.start("third", options().rep("je.rep.node.priority", "0")).awaitRedirectTo(first);
         assertThat(first.store.groupMembers()).extracting(GroupMember::name, GroupMember::type)
-                .containsExactly(org.assertj.core.groups.Tuple.tuple("first", "ELECTABLE"),
-                        org.assertj.core.groups.Tuple.tuple("second", "ELECTABLE"),
-                        org.assertj.core.groups.Tuple.tuple("third", "ELECTABLE"));
+                .containsExactly(tuple("first", "ELECTABLE"), tuple("second", "ELECTABLE"),
+                        tuple("third", "ELECTABLE"));
         List<Commit> committed = first.publishAll("m", 30);
 
-        first.close();
-
+        // An operator moves the master role; then the new master fails and the group elects without anyone.
+        assertThat(first.store.transferMaster("second", 60)).succeedsWithin(ROLE_DEADLINE).isEqualTo("second");
         second.awaitActive();
-        third.awaitRedirectTo(second);
+        first.awaitRedirectTo(second);
+        second.close();
+
+        first.awaitActive();
+        third.awaitRedirectTo(first);
         assertThat(third.listener.everActive()).isFalse();
-        assertThat(second.recover().entries).containsExactlyElementsOf(committed.stream().map(Commit::id).toList());
-        assertThat(second.content(committed.get(29).id())).isEqualTo("m29");
+        assertThat(first.recover().entries).containsExactlyElementsOf(committed.stream().map(Commit::id).toList());
+        assertThat(first.content(committed.get(29).id())).isEqualTo("m29");
         // Two of three nodes are a majority: the new master commits with acknowledgements.
-        assertThat(second.publishAll("after", 5)).hasSize(5);
+        assertThat(first.publishAll("after", 5)).hasSize(5);
+
+        // The failed node's address can be changed, or it can be removed from the group, while it is down.
+        assertThat(first.store.updateAddress("second", "localhost", HaGroup.freePort()))
+                .succeedsWithin(COMMIT_DEADLINE);
+        assertThat(first.store.removeNodeFromGroup("second")).succeedsWithin(COMMIT_DEADLINE);
+        assertThat(first.store.groupMembers()).extracting(GroupMember::name).containsExactly("first", "third");
     }
 
     @Test
