@@ -1,0 +1,164 @@
+package org.tandembroker.perftests;
+
+import jakarta.jms.Connection;
+import jakarta.jms.DeliveryMode;
+import jakarta.jms.JMSException;
+import jakarta.jms.MessageProducer;
+import jakarta.jms.Session;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
+import org.HdrHistogram.Histogram;
+import org.HdrHistogram.Recorder;
+
+/**
+ * N producer/consumer pairs on one queue, each producer and each consumer on its own connection: producers send
+ * persistent messages synchronously (each send returns once the broker settled it), consumers receive with
+ * AUTO_ACKNOWLEDGE and record each message's end-to-end latency.
+ *
+ * <p>A run: start the consumers, then the producers; warm up; measure a window (counters and the latency
+ * histogram are snapshotted at its edges); stop the producers; drain until every confirmed message arrived (or
+ * a deadline passes); stop the consumers; check the ledger.
+ *
+ * <p>Threads: one thread per producer ({@code perf-producer-<i>}) and per consumer ({@code perf-consumer-<i>}),
+ * each owning its connection; they share only the adders, the latency recorder and the ledger, all thread-safe.
+ * The caller's thread runs {@link #run} and owns the phase timing.
+ */
+public final class PairedLoad {
+    /** What a run measured. */
+    public record Result(int pairs, int bodySize, Duration window, long producedInWindow, long consumedInWindow,
+                         Histogram latencyMicros, Duration brokerCpu, Duration clientCpu, FsyncCount fsyncs,
+                         DeliveryLedger.Check ledger, boolean drained, List<String> errors) {
+        public double producedPerSecond() {
+            return producedInWindow / seconds();
+        }
+
+        public double consumedPerSecond() {
+            return consumedInWindow / seconds();
+        }
+
+        /** CPU used in the window as a percentage of one core (200 % = both cores of a 2-core machine). */
+        public double brokerCpuPercent() {
+            return 100.0 * brokerCpu.toNanos() / window.toNanos();
+        }
+
+        public double clientCpuPercent() {
+            return 100.0 * clientCpu.toNanos() / window.toNanos();
+        }
+
+        private double seconds() {
+            return window.toNanos() / 1e9;
+        }
+    }
+
+    /** Fsyncs in the window, or why there is no count. */
+    public record FsyncCount(long count, String unavailableBecause) {
+        public static FsyncCount unavailable(String why) {
+            return new FsyncCount(-1, why);
+        }
+
+        public boolean available() {
+            return count >= 0;
+        }
+    }
+
+    private final Clients clients;
+    private final String queueName;
+    private final int pairs;
+    private final LongAdder produced = new LongAdder();
+    private final LongAdder consumed = new LongAdder();
+    private final Recorder latency = ConsumerLoop.latencyRecorder();
+    private final DeliveryLedger ledger;
+    private final ConcurrentLinkedQueue<String> errors = new ConcurrentLinkedQueue<>();
+    private volatile boolean producing = true;
+    private volatile boolean consuming = true;
+
+    public PairedLoad(Clients clients, String queueName, int pairs) {
+        this.clients = clients;
+        this.queueName = queueName;
+        this.pairs = pairs;
+        this.ledger = new DeliveryLedger(pairs);
+    }
+
+    /**
+     * Runs the load against {@code broker}.
+     *
+     * @param fsyncs   counts the broker's fsyncs over the window (or says why it cannot)
+     * @param progress told of the phases
+     */
+    public Result run(BrokerProcess broker, Duration warmUp, Duration window, Duration drainDeadline,
+                      FsyncCounter fsyncs, Progress progress) throws InterruptedException {
+        List<Thread> consumers = new ArrayList<>();
+        List<Thread> producers = new ArrayList<>();
+        for (int i = 0; i < pairs; i++) {
+            consumers.add(start("perf-consumer-" + i, new ConsumerLoop(clients, queueName, i, ledger, consumed,
+                    latency, () -> consuming, errors)));
+        }
+        for (int i = 0; i < pairs; i++) {
+            int id = i;
+            producers.add(start("perf-producer-" + i, () -> produce(id)));
+        }
+        progress.countDown("warm-up", warmUp, consumed::sum);
+
+        long producedAtStart = produced.sum();
+        long consumedAtStart = consumed.sum();
+        latency.getIntervalHistogram(); // discards the warm-up's latencies
+        Duration brokerCpuAtStart = broker.cpuTime();
+        Duration clientCpuAtStart = clientCpu();
+        long startNanos = System.nanoTime();
+        FsyncCounter.Measurement fsyncMeasurement = fsyncs.start(broker.pid(), window);
+
+        progress.countDown("measuring", window, consumed::sum);
+
+        long producedInWindow = produced.sum() - producedAtStart;
+        long consumedInWindow = consumed.sum() - consumedAtStart;
+        Histogram windowLatency = latency.getIntervalHistogram();
+        Duration brokerCpu = broker.cpuTime().minus(brokerCpuAtStart);
+        Duration clientCpu = clientCpu().minus(clientCpuAtStart);
+        Duration measured = Duration.ofNanos(System.nanoTime() - startNanos);
+        FsyncCount fsyncCount = fsyncMeasurement.await();
+
+        producing = false;
+        for (Thread producer : producers) {
+            producer.join(TimeUnit.MINUTES.toMillis(2));
+        }
+        boolean drained = progress.awaitDrain(drainDeadline, ledger::confirmedCount, ledger::confirmedArrivals,
+                () -> consumers.stream().anyMatch(Thread::isAlive));
+        consuming = false;
+        for (Thread consumer : consumers) {
+            consumer.join(TimeUnit.MINUTES.toMillis(1));
+        }
+        return new Result(pairs, clients.bodySize(), measured, producedInWindow, consumedInWindow, windowLatency, brokerCpu, clientCpu,
+                fsyncCount, ledger.check(), drained, List.copyOf(errors));
+    }
+
+    private static Thread start(String name, Runnable body) {
+        Thread thread = new Thread(body, name);
+        thread.start();
+        return thread;
+    }
+
+    private static Duration clientCpu() {
+        return ProcessHandle.current().info().totalCpuDuration().orElse(Duration.ZERO);
+    }
+
+    private void produce(int id) {
+        long sequence = 0;
+        try (Connection connection = clients.syncSendConnection("perf-producer-" + id)) {
+            Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+            MessageProducer producer = session.createProducer(session.createQueue(queueName));
+            producer.setDeliveryMode(DeliveryMode.PERSISTENT);
+            while (producing) {
+                producer.send(clients.message(session, id, sequence));
+                ledger.confirmed(id, sequence);
+                sequence++;
+                produced.increment();
+            }
+        } catch (JMSException | RuntimeException e) {
+            errors.add("producer " + id + " after " + sequence + " confirmed sends: " + e);
+        }
+    }
+}
