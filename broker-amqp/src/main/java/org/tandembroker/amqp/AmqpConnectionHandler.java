@@ -169,11 +169,7 @@ final class AmqpConnectionHandler extends ChannelInboundHandlerAdapter
         boolean wrote = false;
         int pending;
         while ((pending = transport.pending()) > 0) {
-            ByteBuffer head = transport.head();
-            ByteBuf out = ctx.alloc().ioBuffer(pending);
-            out.writeBytes(head.duplicate());
-            transport.pop(pending);
-            ctx.write(out);
+            ctx.write(takeOutput(Integer.MAX_VALUE));
             wrote = true;
         }
         if (wrote) {
@@ -182,6 +178,22 @@ final class AmqpConnectionHandler extends ChannelInboundHandlerAdapter
         if (pending < 0) {
             closeAfterFlush();
         }
+    }
+
+    /**
+     * Copies out and pops the transport's output, at most {@code limit} bytes, popping exactly what was copied.
+     * Not {@code pending()}'s earlier answer: {@code head()} asks the transport for more output first, so it can
+     * hold more bytes than that; popping less than was copied would send the surplus twice (clients then see
+     * repeated delivery-ids).
+     */
+    private ByteBuf takeOutput(int limit) {
+        ByteBuffer head = transport.head().duplicate();
+        int size = Math.min(limit, head.remaining());
+        head.limit(head.position() + size);
+        ByteBuf out = ctx.alloc().ioBuffer(size);
+        out.writeBytes(head);
+        transport.pop(size);
+        return out;
     }
 
     private void closeAfterFlush() {
@@ -260,10 +272,7 @@ final class AmqpConnectionHandler extends ChannelInboundHandlerAdapter
         inputClosed = true;
         int pending = transport.pending();
         if (pending > 0) {
-            ByteBuf out = ctx.alloc().ioBuffer(pending);
-            out.writeBytes(transport.head().duplicate());
-            transport.pop(pending);
-            ctx.write(out);
+            ctx.write(takeOutput(pending));
         }
         closeAfterFlush();
     }

@@ -91,6 +91,33 @@ class QpidJmsEndToEndTest {
     }
 
     @Test
+    void consumerDrainsARecoveredBacklogOfMixedSizesFromSeveralProducers() throws Exception {
+        List<String> sent = new ArrayList<>();
+        for (int p = 0; p < 3; p++) {
+            try (Connection c = broker.connect()) {
+                Session session = c.createSession(false, Session.AUTO_ACKNOWLEDGE);
+                MessageProducer producer = session.createProducer(session.createQueue("e2e.backlog"));
+                String padding = p == 2 ? "x".repeat(4096) : "";
+                for (int i = 0; i < 300; i++) {
+                    String text = "p" + p + "-" + i;
+                    producer.send(session.createTextMessage(text + "|" + padding));
+                    sent.add(text);
+                }
+            }
+        }
+        broker.restart();
+        try (Connection c = broker.connect()) {
+            Session session = c.createSession(false, Session.AUTO_ACKNOWLEDGE);
+            MessageConsumer consumer = session.createConsumer(session.createQueue("e2e.backlog"));
+            List<String> received = new ArrayList<>();
+            for (String text : receiveTexts(consumer, sent.size())) {
+                received.add(text.substring(0, text.indexOf('|')));
+            }
+            assertThat(received).containsExactlyElementsOf(sent);
+        }
+    }
+
+    @Test
     void persistentMessagesSurviveABrokerRestart() throws Exception {
         List<String> sent;
         try (Connection c = broker.connect()) {

@@ -27,7 +27,7 @@ public final class TestBrokerFiles {
                     <listener name="amqp" host="127.0.0.1" port="0"/>
                   </listeners>
                   <security usersFile="users" anonymous="true"/>
-                  <limits maxFrameSize="64KiB" maxMessageSize="16MiB" idleTimeout="30s" maxConnections="1000" linkCredit="100"/>
+                  <limits maxMessageSize="16MiB" idleTimeout="30s" maxConnections="1000" linkCredit="100"/>
                   <memory messageBudget="8MiB"/>
                   <virtualHosts default="default">
                     <virtualHost name="default" file="default.xml"/>

@@ -29,8 +29,6 @@ class ReplicaRedirectContainerIT {
         cluster = BrokerCluster.builder()
                 .nodes(3)
                 .store((node, group) -> StoreSection.replicated(node, group).xml())
-                // See SingleNodeContainerIT: the default 256KiB frames trip a front-end bug.
-                .eachNode(node -> node.limits("maxFrameSize=\"64KiB\""))
                 .start();
     }
 

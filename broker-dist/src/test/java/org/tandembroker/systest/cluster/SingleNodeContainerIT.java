@@ -33,10 +33,6 @@ class SingleNodeContainerIT {
         ContainerEnvironment.requireDocker();
         node = BrokerNode.builder("node1")
                 .store(StoreSection.standalone())
-                // With the default maxFrameSize (256KiB) a consumer fed a backlog fails on out-of-order
-                // delivery-ids ("Expected delivery-id 107, got 52"), in a plain broker process as well: a front-end
-                // bug, not this infrastructure's. Remove this line once that is fixed.
-                .limits("maxFrameSize=\"64KiB\"")
                 .start();
     }
 
