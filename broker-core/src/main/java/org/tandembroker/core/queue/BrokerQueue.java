@@ -399,28 +399,37 @@ public final class BrokerQueue {
         dispatch();
     }
 
-    /** The entry is acknowledged inside a transaction: it leaves at commit, comes back at rollback. */
-    void acceptedInTransaction(QueueEntry entry, QueueConsumer consumer, LocalTransaction transaction,
-                               CompletableFuture<Void> done) {
-        if (entry.state != QueueEntry.State.ACQUIRED || entry.owner != consumer) {
-            done.complete(null);
-            return;
-        }
-        consumer.unsettled.remove(entry);
-        entry.state = QueueEntry.State.IN_TRANSACTION;
+    /**
+     * Records a transactional acknowledgement. The acknowledgement joins the transaction at once, on the caller's
+     * (connection) thread, so that a commit the client sends next includes it; the entry's own change of state
+     * runs here on the executor, and the commit waits for it ({@link TransactionParticipant#ready()}).
+     */
+    CompletableFuture<Void> acceptInTransaction(QueueEntry entry, QueueConsumer consumer, LocalTransaction transaction) {
+        TransactionalAcknowledgement acknowledgement = new TransactionalAcknowledgement(entry);
         try {
-            ((LocalTransactionImpl) transaction).enlist(new TransactionalAcknowledgement(entry));
-            done.complete(null);
+            ((LocalTransactionImpl) transaction).enlist(acknowledgement);
         } catch (RuntimeException e) {
-            entry.state = QueueEntry.State.ACQUIRED;
-            consumer.unsettled.add(entry);
-            done.completeExceptionally(e);
+            return CompletableFuture.failedFuture(e);
         }
+        executor.execute(() -> {
+            boolean held = entry.state == QueueEntry.State.ACQUIRED && entry.owner == consumer;
+            if (held) {
+                consumer.unsettled.remove(entry);
+                entry.state = QueueEntry.State.IN_TRANSACTION;
+            }
+            acknowledgement.enlisted.complete(held);
+        });
+        return acknowledgement.enlisted.thenApply(held -> null);
     }
 
-    /** A transactional acknowledgement of one entry (see {@link TransactionParticipant}). */
+    /**
+     * A transactional acknowledgement of one entry (see {@link TransactionParticipant}). {@code enlisted} tells
+     * whether the entry was still this consumer's when the acknowledgement reached the queue; if not, the
+     * acknowledgement does nothing.
+     */
     private final class TransactionalAcknowledgement implements TransactionParticipant {
         private final QueueEntry entry;
+        private final CompletableFuture<Boolean> enlisted = new CompletableFuture<>();
         private boolean prepared;
         private boolean lastReference;
 
@@ -429,13 +438,27 @@ public final class BrokerQueue {
         }
 
         @Override
+        public CompletableFuture<Void> ready() {
+            return enlisted.thenApply(held -> null);
+        }
+
+        private boolean held() {
+            return enlisted.getNow(false);
+        }
+
+        @Override
         public void prepare(StoreTransaction storeTransaction) {
-            lastReference = appendRemoval(storeTransaction, entry.message);
-            prepared = true;
+            if (held()) {
+                lastReference = appendRemoval(storeTransaction, entry.message);
+                prepared = true;
+            }
         }
 
         @Override
         public void committed() {
+            if (!held()) {
+                return;
+            }
             executor.execute(() -> {
                 entry.state = QueueEntry.State.REMOVED;
                 forgetEntry(entry, lastReference);
@@ -447,6 +470,7 @@ public final class BrokerQueue {
             if (prepared) {
                 entry.message.references().incrementAndGet();
             }
+            // Queued after the enlisting task (same executor), so the entry's state is settled by then.
             executor.execute(() -> {
                 if (entry.state != QueueEntry.State.IN_TRANSACTION) {
                     return;

@@ -47,16 +47,14 @@ final class EntryDelivery implements Delivery {
 
     @Override
     public CompletableFuture<Void> accept(LocalTransaction transaction) {
-        CompletableFuture<Void> done = new CompletableFuture<>();
         if (consumer.preSettled || !settled.compareAndSet(false, true)) {
-            done.complete(null);
-            return done;
+            return CompletableFuture.completedFuture(null);
         }
-        if (transaction == null) {
-            queue.executor().execute(() -> queue.accepted(entry, consumer, done));
-        } else {
-            queue.executor().execute(() -> queue.acceptedInTransaction(entry, consumer, transaction, done));
+        if (transaction != null) {
+            return queue.acceptInTransaction(entry, consumer, transaction);
         }
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        queue.executor().execute(() -> queue.accepted(entry, consumer, done));
         return done;
     }
 

@@ -11,7 +11,8 @@ import org.tandembroker.core.store.StoreTransaction;
 /**
  * A local transaction: participants enlist while the client works; {@link #commit()} writes all their records in
  * one store transaction and tells them the outcome. Used by one client connection at a time; the participant
- * list is guarded by this object's monitor because commit completion runs on a store thread.
+ * list is guarded by this object's monitor because commit completion runs on a store thread. The store work of a
+ * commit runs on whichever thread completed the last participant's {@link TransactionParticipant#ready()}.
  */
 public final class LocalTransactionImpl implements LocalTransaction {
     private final Supplier<StoreTransaction> storeTransactions;
@@ -42,6 +43,11 @@ public final class LocalTransactionImpl implements LocalTransaction {
             return CompletableFuture.failedFuture(
                     new BrokerException(ErrorKind.ILLEGAL_STATE, "transaction already discharged"));
         }
+        CompletableFuture<?>[] ready = work.stream().map(TransactionParticipant::ready).toArray(CompletableFuture[]::new);
+        return CompletableFuture.allOf(ready).thenCompose(v -> prepareAndCommit(work));
+    }
+
+    private CompletableFuture<Void> prepareAndCommit(List<TransactionParticipant> work) {
         StoreTransaction storeTransaction;
         try {
             storeTransaction = storeTransactions.get();

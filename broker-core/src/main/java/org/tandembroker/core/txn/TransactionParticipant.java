@@ -1,12 +1,20 @@
 package org.tandembroker.core.txn;
 
+import java.util.concurrent.CompletableFuture;
 import org.tandembroker.core.store.StoreTransaction;
 
 /**
- * One piece of a local transaction (a publish, an acknowledgement). Called in order: {@link #prepare} while the
- * store transaction is built, then exactly one of {@link #committed} or {@link #rolledBack}.
+ * One piece of a local transaction (a publish, an acknowledgement). Enlisted synchronously by the client's
+ * connection thread, so that a commit that follows sees it. Called in order: {@link #ready} (commit waits for it),
+ * {@link #prepare} while the store transaction is built, then exactly one of {@link #committed} or
+ * {@link #rolledBack}.
  */
 public interface TransactionParticipant {
+
+    /** Completes when the participant's own bookkeeping (on its owner's thread) is done; commit waits for it. */
+    default CompletableFuture<Void> ready() {
+        return CompletableFuture.completedFuture(null);
+    }
 
     /** Adds this piece's store records; must not touch state owned by another thread. */
     void prepare(StoreTransaction storeTransaction);

@@ -301,6 +301,23 @@ class VirtualHostBehaviourTest {
     }
 
     @Test
+    void acknowledgementsIssuedJustBeforeACommitArePartOfThatCommit() throws Exception {
+        VirtualHostImpl host = hostWith(List.of());
+        for (int i = 0; i < 50; i++) {
+            harness.publish("txrace", "m" + i);
+        }
+        RecordingConsumer consumer = new RecordingConsumer();
+        subscribe(host, "txrace", consumer, 50);
+        LocalTransaction transaction = host.beginTransaction();
+        for (Delivery d : consumer.next(50)) {
+            d.accept(transaction); // not waited for: the client's commit may arrive at once
+        }
+        transaction.commit().join();
+        await().atMost(Duration.ofSeconds(5)).until(() -> host.queue("txrace").orElseThrow().depthMessages() == 0);
+        assertThat(consumer.pending()).isZero();
+    }
+
+    @Test
     void autoCreateOffRefusesUnknownAddressesWithNotFound() {
         harness = VirtualHostHarness.memory(false, DEFAULTS, List.of(), List.of(), List.of());
         assertThatThrownBy(() -> harness.host().resolveDestination("nowhere").join())
