@@ -15,6 +15,7 @@ import org.tandembroker.core.config.ConfigException;
  *   that are not IP socket addresses (an in-JVM or Unix domain channel) are local and count as loopback; an
  *   unknown ({@code null}) or unresolved address does not.</li>
  *   <li>Failure reasons are for the broker's log; the client is told only that authentication failed.</li>
+ *   <li>A success carries the user's {@link ManagementRole} (for JMX; AMQP ignores it).</li>
  * </ul>
  * Immutable and thread-safe. Each check costs one {@link PasswordHash} derivation (milliseconds of CPU), so
  * callers run it off network threads.
@@ -56,7 +57,7 @@ public final class FileAuthenticator implements Authenticator {
             return AuthResult.failure("user '" + username + "' is loopback-only and may connect from a loopback "
                     + "address only, not from " + describe(remote));
         }
-        return AuthResult.success(username);
+        return AuthResult.success(username, user.get().managementRole());
     }
 
     static boolean isLoopback(SocketAddress remote) {

@@ -12,20 +12,21 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Optional;
 import org.tandembroker.core.config.ConfigException;
 
 /**
  * Command-line editor of the users file, run by {@code bin/tandem-passwd}:
  * <pre>
- * tandem-passwd add    &lt;usersFile&gt; &lt;name&gt; [--loopback-only]
+ * tandem-passwd add    &lt;usersFile&gt; &lt;name&gt; [--loopback-only] [--role admin|monitor]
  * tandem-passwd remove &lt;usersFile&gt; &lt;name&gt;
  * tandem-passwd list   &lt;usersFile&gt;
  * </pre>
- * {@code add} creates the user, or gives an existing one a new password (and sets its loopback-only flag as
- * given). The password is read from the terminal without echo, twice; when standard input is not a terminal,
+ * {@code add} creates the user, or gives an existing one a new password (and sets its loopback-only flag and its
+ * JMX role as given: without {@code --role} the user has no JMX access). The password is read from the terminal without echo, twice; when standard input is not a terminal,
  * it is its first line (UTF-8), for scripts. Exit codes: 0 done, 1 error (file unreadable or invalid, no such
  * user, passwords differ), 2 usage.
- * <p>Arguments are parsed by hand: three commands and one flag do not justify a CLI library in broker-core.
+ * <p>Arguments are parsed by hand: three commands and two options do not justify a CLI library in broker-core.
  */
 public final class UserAdmin {
 
@@ -34,12 +35,14 @@ public final class UserAdmin {
     static final int USAGE = 2;
 
     private static final String USAGE_TEXT = String.join(System.lineSeparator(),
-            "Usage: tandem-passwd add <usersFile> <name> [--loopback-only]",
+            "Usage: tandem-passwd add <usersFile> <name> [--loopback-only] [--role admin|monitor]",
             "       tandem-passwd remove <usersFile> <name>",
             "       tandem-passwd list <usersFile>",
             "add creates a user or sets a new password for an existing one; --loopback-only lets the user connect",
-            "from this machine only. The password is read from the terminal, or as the first line of standard",
-            "input when that is not a terminal. The broker reads the users file at startup: restart it to apply.");
+            "from this machine only; --role gives JMX access: admin (read, write, operations) or monitor (read",
+            "only); without it the user has none. The password is read from the terminal, or as the first line",
+            "of standard input when that is not a terminal. The broker reads the users file at startup: restart it",
+            "to apply.");
 
     /** Where {@code add} gets the new password. */
     @FunctionalInterface
@@ -92,12 +95,22 @@ public final class UserAdmin {
     int run(String... args) {
         List<String> positional = new ArrayList<>();
         boolean loopbackOnly = false;
-        for (String arg : args) {
+        ManagementRole role = null;
+        for (int i = 0; i < args.length; i++) {
+            String arg = args[i];
             if (arg.equals("-h") || arg.equals("--help")) {
                 out.println(USAGE_TEXT);
                 return OK;
             } else if (arg.equals("--loopback-only")) {
                 loopbackOnly = true;
+            } else if (arg.equals("--role") || arg.startsWith("--role=")) {
+                String value = arg.equals("--role") ? (i + 1 < args.length ? args[++i] : "") : arg.substring(7);
+                Optional<ManagementRole> parsed = ManagementRole.parse(value);
+                if (parsed.isEmpty()) {
+                    return usage("--role takes " + ManagementRole.ALLOWED.replace(", ", " or ") + ", got '" + value
+                            + "'");
+                }
+                role = parsed.get();
             } else if (arg.startsWith("-")) {
                 return usage("unknown option " + arg);
             } else {
@@ -123,10 +136,13 @@ public final class UserAdmin {
         if (loopbackOnly && !command.equals("add")) {
             return usage("--loopback-only applies to add only");
         }
+        if (role != null && !command.equals("add")) {
+            return usage("--role applies to add only");
+        }
         Path file = Path.of(positional.get(1));
         try {
             return switch (command) {
-                case "add" -> add(file, positional.get(2), loopbackOnly);
+                case "add" -> add(file, positional.get(2), loopbackOnly, role == null ? ManagementRole.NONE : role);
                 case "remove" -> remove(file, positional.get(2));
                 default -> list(file);
             };
@@ -137,7 +153,8 @@ public final class UserAdmin {
         }
     }
 
-    private int add(Path file, String name, boolean loopbackOnly) throws ConfigException, IOException {
+    private int add(Path file, String name, boolean loopbackOnly, ManagementRole role)
+            throws ConfigException, IOException {
         if (!UserAccount.isValidName(name)) {
             return usage("invalid user name '" + name + "'; allowed: " + UserAccount.NAME_RULE);
         }
@@ -151,12 +168,12 @@ public final class UserAdmin {
         if (password == null || password.length == 0) {
             return error("no password given; an empty password is not allowed");
         }
-        UserAccount account = new UserAccount(name, PasswordHash.create(password), loopbackOnly);
+        UserAccount account = new UserAccount(name, PasswordHash.create(password), loopbackOnly, role);
         Arrays.fill(password, '\0');
         boolean existed = users.user(name).isPresent();
         users.withUser(account).save();
-        out.println((existed ? "Changed user '" : "Added user '") + name + "'" + (loopbackOnly
-                ? " (loopback-only)" : "") + " in " + file + ". Restart the broker to apply.");
+        out.println((existed ? "Changed user '" : "Added user '") + name + "'" + describeOptions(account) + " in "
+                + file + ". Restart the broker to apply.");
         return OK;
     }
 
@@ -173,9 +190,20 @@ public final class UserAdmin {
     private int list(Path file) throws ConfigException {
         UsersFile users = UsersFile.load(file);
         for (UserAccount user : users.users()) {
-            out.println(user.name() + (user.loopbackOnly() ? " (loopback-only)" : ""));
+            out.println(user.name() + describeOptions(user));
         }
         return OK;
+    }
+
+    private static String describeOptions(UserAccount user) {
+        List<String> options = new ArrayList<>();
+        if (user.loopbackOnly()) {
+            options.add("loopback-only");
+        }
+        if (user.managementRole() != ManagementRole.NONE) {
+            options.add("role " + user.managementRole().fileName());
+        }
+        return options.isEmpty() ? "" : " (" + String.join(", ", options) + ")";
     }
 
     private int usage(String problem) {

@@ -19,12 +19,16 @@ import java.util.Set;
 import org.tandembroker.core.config.ConfigException;
 
 /**
- * The users file ({@code etc/users}): one user per line, {@code name:hash[:loopback-only]}, where {@code hash}
- * is a {@link PasswordHash} ({@code pbkdf2-sha256:<iterations>:<salt>:<hash>}). Lines starting with {@code #}
- * and blank lines are comments. A user name appears once.
+ * The users file ({@code etc/users}): one user per line, {@code name:hash[:loopback-only][:role=admin|monitor]},
+ * where {@code hash} is a {@link PasswordHash} ({@code pbkdf2-sha256:<iterations>:<salt>:<hash>}) and the options
+ * after it may come in any order, each at most once. {@code role=} gives the user a {@link ManagementRole} for
+ * JMX; a user without one has no management access. Lines starting with {@code #} and blank lines are comments.
+ * A user name appears once.
  * <pre>
  * # the default user, usable from this machine only
  * guest:pbkdf2-sha256:20000:V1m2...==:q8Zx...=:loopback-only
+ * # an operator with full JMX access
+ * ops:pbkdf2-sha256:20000:Qk4c...==:9dLe...=:role=admin
  * </pre>
  * The broker reads it once at startup. {@link UserAdmin} edits it, keeping comments and the order of lines.
  * <p>Immutable and thread-safe; the {@code with...} methods return a changed copy.
@@ -32,7 +36,10 @@ import org.tandembroker.core.config.ConfigException;
 public final class UsersFile {
 
     public static final String LOOPBACK_ONLY = "loopback-only";
-    public static final String LINE_FORMAT = "name:" + PasswordHash.FORMAT + "[:" + LOOPBACK_ONLY + "]";
+    public static final String ROLE_OPTION = "role=";
+    public static final String LINE_FORMAT = "name:" + PasswordHash.FORMAT + "[:" + LOOPBACK_ONLY + "][:" + ROLE_OPTION
+            + "admin|monitor]";
+    private static final String OPTIONS = LOOPBACK_ONLY + ", " + ROLE_OPTION + "admin, " + ROLE_OPTION + "monitor";
 
     private final Path file;
     /** Every line of the file; a user's line is replaced by {@link #line(UserAccount)} when it changes. */
@@ -105,19 +112,31 @@ public final class UsersFile {
                     + "); allowed: " + LINE_FORMAT);
         }
         boolean loopbackOnly = false;
+        ManagementRole role = null;
         for (int i = 5; i < parts.length; i++) {
-            if (!parts[i].equals(LOOPBACK_ONLY)) {
-                throw new ConfigException(where + "user '" + name + "' has unknown option '" + parts[i]
-                        + "'; allowed: " + LOOPBACK_ONLY);
+            String option = parts[i];
+            if (option.equals(LOOPBACK_ONLY) && !loopbackOnly) {
+                loopbackOnly = true;
+            } else if (option.startsWith(ROLE_OPTION) && role == null) {
+                String value = option.substring(ROLE_OPTION.length());
+                role = ManagementRole.parse(value).orElseThrow(() -> new ConfigException(where + "user '" + name
+                        + "' has unknown role '" + value + "'; allowed: " + ManagementRole.ALLOWED));
+            } else if (option.equals(LOOPBACK_ONLY) || option.startsWith(ROLE_OPTION)) {
+                throw new ConfigException(where + "user '" + name + "' has option '" + option
+                        + "' twice; allowed: each option once");
+            } else {
+                throw new ConfigException(where + "user '" + name + "' has unknown option '" + option
+                        + "'; allowed: " + OPTIONS);
             }
-            loopbackOnly = true;
         }
-        return new UserAccount(name, hash, loopbackOnly);
+        return new UserAccount(name, hash, loopbackOnly, role == null ? ManagementRole.NONE : role);
     }
 
     /** The line that stores {@code user}. */
     public static String line(UserAccount user) {
-        return user.name() + ":" + user.passwordHash().encode() + (user.loopbackOnly() ? ":" + LOOPBACK_ONLY : "");
+        return user.name() + ":" + user.passwordHash().encode() + (user.loopbackOnly() ? ":" + LOOPBACK_ONLY : "")
+                + (user.managementRole() == ManagementRole.NONE ? "" : ":" + ROLE_OPTION
+                + user.managementRole().fileName());
     }
 
     public Path file() {

@@ -25,7 +25,19 @@ class FileAuthenticatorTest {
     private static UsersFile users() {
         return UsersFile.empty(Path.of("users"))
                 .withUser(new UserAccount("alice", PasswordHash.create("alice-pw".toCharArray(), 1000), false))
-                .withUser(new UserAccount("guest", PasswordHash.create("guest".toCharArray(), 1000), true));
+                .withUser(new UserAccount("guest", PasswordHash.create("guest".toCharArray(), 1000), true))
+                .withUser(new UserAccount("ops", PasswordHash.create("ops-pw".toCharArray(), 1000), false,
+                        ManagementRole.ADMIN));
+    }
+
+    @Test
+    void aSuccessCarriesTheUsersManagementRole() {
+        assertThat(authenticator.authenticate("ops", "ops-pw".toCharArray(), REMOTE).managementRole())
+                .isEqualTo(ManagementRole.ADMIN);
+        assertThat(authenticator.authenticate("alice", "alice-pw".toCharArray(), REMOTE).managementRole())
+                .isEqualTo(ManagementRole.NONE);
+        assertThat(authenticator.authenticate("ops", "wrong".toCharArray(), REMOTE).managementRole())
+                .isEqualTo(ManagementRole.NONE);
     }
 
     @Test

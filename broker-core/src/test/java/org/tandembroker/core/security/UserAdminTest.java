@@ -66,6 +66,36 @@ class UserAdminTest {
     }
 
     @Test
+    void addWithARoleGivesTheUserJmxAccessAndListShowsIt() throws ConfigException {
+        assertThat(run("pw\n", "add", usersFile().toString(), "admin", "--role", "admin")).isZero();
+        assertThat(run("pw\n", "add", usersFile().toString(), "watcher", "--role=monitor", "--loopback-only")).isZero();
+        out.reset();
+
+        assertThat(users().user("admin").orElseThrow().managementRole()).isEqualTo(ManagementRole.ADMIN);
+        assertThat(users().user("watcher").orElseThrow().managementRole()).isEqualTo(ManagementRole.MONITOR);
+        assertThat(run("", "list", usersFile().toString())).isZero();
+        assertThat(out().lines()).containsExactly("admin (role admin)", "watcher (loopback-only, role monitor)");
+    }
+
+    @Test
+    void addWithoutARoleTakesAnExistingUsersRoleAway() throws ConfigException {
+        run("pw\n", "add", usersFile().toString(), "admin", "--role", "admin");
+
+        assertThat(run("pw2\n", "add", usersFile().toString(), "admin")).isZero();
+
+        assertThat(users().user("admin").orElseThrow().managementRole()).isEqualTo(ManagementRole.NONE);
+    }
+
+    @Test
+    void anUnknownRoleOrARoleOutsideAddIsAUsageError() {
+        assertThat(run("pw\n", "add", usersFile().toString(), "admin", "--role", "root")).isEqualTo(2);
+        assertThat(run("", "add", usersFile().toString(), "admin", "--role")).isEqualTo(2);
+        assertThat(run("", "list", usersFile().toString(), "--role", "admin")).isEqualTo(2);
+        assertThat(err()).contains("--role takes admin or monitor, got 'root'", "--role applies to add only");
+        assertThat(Files.exists(usersFile())).isFalse();
+    }
+
+    @Test
     void addForAnExistingUserChangesItsPasswordAndKeepsTheFilesComments() throws IOException, ConfigException {
         Files.write(usersFile(), List.of("# keep me", UsersFileTest.ALICE));
 

@@ -69,6 +69,44 @@ class UsersFileTest {
     }
 
     @Test
+    void readsTheManagementRoleInAnyOrderWithLoopbackOnly() throws Exception {
+        UsersFile users = UsersFile.load(write(ALICE + ":role=admin", BOB + ":role=monitor",
+                "carol" + ALICE.substring(ALICE.indexOf(':')) + ":role=MONITOR"));
+
+        assertThat(users.user("alice").orElseThrow().managementRole()).isEqualTo(ManagementRole.ADMIN);
+        assertThat(users.user("bob").orElseThrow()).extracting(UserAccount::loopbackOnly,
+                UserAccount::managementRole).containsExactly(true, ManagementRole.MONITOR);
+        assertThat(users.user("carol").orElseThrow().managementRole()).isEqualTo(ManagementRole.MONITOR);
+        assertThat(UsersFile.load(write("x" + BOB.substring(3, BOB.lastIndexOf(':')) + ":role=admin:loopback-only"))
+                .user("x").orElseThrow()).extracting(UserAccount::loopbackOnly, UserAccount::managementRole)
+                .containsExactly(true, ManagementRole.ADMIN);
+    }
+
+    @Test
+    void aUserWithoutARoleHasNoManagementAccessAndItsLineStaysAsItWas() throws Exception {
+        UsersFile users = UsersFile.load(write(ALICE, BOB));
+
+        assertThat(users.users()).extracting(UserAccount::managementRole).containsOnly(ManagementRole.NONE);
+        assertThat(UsersFile.line(users.user("bob").orElseThrow())).isEqualTo(BOB);
+    }
+
+    @Test
+    void aRoleIsWrittenAfterLoopbackOnly() {
+        UserAccount ops = new UserAccount("ops", PasswordHash.create("pw".toCharArray(), 1000), true,
+                ManagementRole.ADMIN);
+
+        assertThat(UsersFile.line(ops)).startsWith("ops:pbkdf2-sha256:1000:").endsWith(":loopback-only:role=admin");
+    }
+
+    @Test
+    void rejectsAnUnknownRoleOrARepeatedOption() throws IOException {
+        assertThat(rejection(write(ALICE + ":role=root"))).contains("users:1:", "user 'alice'", "unknown role 'root'",
+                "allowed: admin, monitor");
+        assertThat(rejection(write(ALICE + ":role=admin:role=monitor"))).contains("users:1:", "twice");
+        assertThat(rejection(write(BOB + ":loopback-only"))).contains("users:1:", "twice");
+    }
+
+    @Test
     void rejectsAUserDefinedTwiceNamingBothLines() throws IOException {
         Path file = write(ALICE, "# again", ALICE);
 
