@@ -18,6 +18,8 @@ import java.util.Optional;
  * @param messageMemoryBudget    bytes of message bodies kept on the heap before bodies stay in the store only
  * @param virtualHosts           the virtual hosts, each from its own file
  * @param defaultVirtualHost     the virtual host a connection gets when its open.hostname names none
+ * @param management             JMX, metrics and the disk watermark ({@link ManagementConfig#OFF} when the file
+ *                               has no {@code <management>})
  */
 public record BrokerConfig(Path sourceFile,
                            List<ListenerConfig> listeners,
@@ -27,11 +29,21 @@ public record BrokerConfig(Path sourceFile,
                            ConnectionLimits limits,
                            long messageMemoryBudget,
                            List<VirtualHostConfig> virtualHosts,
-                           String defaultVirtualHost) {
+                           String defaultVirtualHost,
+                           ManagementConfig management) {
 
     public BrokerConfig {
         listeners = List.copyOf(listeners);
         virtualHosts = List.copyOf(virtualHosts);
+        management = management == null ? ManagementConfig.OFF : management;
+    }
+
+    /** A configuration without management (JMX, metrics and the disk watermark off). */
+    public BrokerConfig(Path sourceFile, List<ListenerConfig> listeners, String advertisedClientAddress,
+                        Path usersFile, boolean anonymousEnabled, ConnectionLimits limits, long messageMemoryBudget,
+                        List<VirtualHostConfig> virtualHosts, String defaultVirtualHost) {
+        this(sourceFile, listeners, advertisedClientAddress, usersFile, anonymousEnabled, limits, messageMemoryBudget,
+                virtualHosts, defaultVirtualHost, ManagementConfig.OFF);
     }
 
     public Optional<VirtualHostConfig> virtualHost(String name) {

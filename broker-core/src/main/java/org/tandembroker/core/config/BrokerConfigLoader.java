@@ -35,6 +35,12 @@ import java.util.regex.Pattern;
  *   <virtualHosts default="default">                         <!-- required -->
  *     <virtualHost name="default" file="vhosts/default.xml"/> <!-- at least one -->
  *   </virtualHosts>
+ *   <management>                                             <!-- optional; absent: all off -->
+ *     <jmx enabled="true" host="0.0.0.0" port="9001" rmiHostname="broker1.example.com"
+ *          keyStore="jmx.p12" keyStoreType="PKCS12" keyStorePassword="changeit"/>
+ *     <metrics enabled="true" host="0.0.0.0" port="9404"/>
+ *     <disk watermark="1GiB" checkInterval="5s"/>
+ *   </management>
  * </broker>
  * }</pre>
  * <table>
@@ -62,6 +68,21 @@ import java.util.regex.Pattern;
  *   <tr><td>virtualHost@name</td><td>unique, equal to the name in its file</td><td>required</td></tr>
  *   <tr><td>virtualHost@file</td><td>a virtual host file (see {@link VirtualHostConfigLoader})</td>
  *       <td>required</td></tr>
+ *   <tr><td>management</td><td>jmx, metrics, disk (each optional, at most once)</td><td>absent: JMX, metrics
+ *       and the disk watermark off</td></tr>
+ *   <tr><td>jmx@enabled</td><td>true, false</td><td>true (when {@code <jmx>} is present)</td></tr>
+ *   <tr><td>jmx@host</td><td>address to bind</td><td>0.0.0.0</td></tr>
+ *   <tr><td>jmx@port</td><td>1-65535: the RMI registry and the RMI server share it</td><td>9001</td></tr>
+ *   <tr><td>jmx@rmiHostname</td><td>the host name clients reach this node by, put in RMI stubs</td>
+ *       <td>jmx@host unless a wildcard, else the JVM's default</td></tr>
+ *   <tr><td>jmx@keyStore</td><td>an existing file: the connector uses TLS</td><td>none (no TLS)</td></tr>
+ *   <tr><td>jmx@keyStoreType</td><td>PKCS12, JKS</td><td>PKCS12</td></tr>
+ *   <tr><td>jmx@keyStorePassword</td><td>text; required with keyStore</td><td>none</td></tr>
+ *   <tr><td>metrics@enabled</td><td>true, false</td><td>true (when {@code <metrics>} is present)</td></tr>
+ *   <tr><td>metrics@host</td><td>address to bind</td><td>0.0.0.0</td></tr>
+ *   <tr><td>metrics@port</td><td>1-65535, not the JMX port on the same host</td><td>9404</td></tr>
+ *   <tr><td>disk@watermark</td><td>a size; 0 = off</td><td>0 (off)</td></tr>
+ *   <tr><td>disk@checkInterval</td><td>100ms to 1h</td><td>5s</td></tr>
  * </table>
  * Relative paths (usersFile, keyStore, virtual host files) resolve against the broker file's directory. Sizes
  * are {@link Units#BYTES_FORMAT}; durations {@link Units#DURATION_FORMAT}.
@@ -103,7 +124,8 @@ public final class BrokerConfigLoader {
         Map<String, Map<String, String>> listenerOverrides = parseOverrides(file, overrides);
 
         ConfigElement root = ConfigElement.parseRoot(file, "broker");
-        root.checkStructure(List.of(), List.of("listeners", "security", "limits", "memory", "virtualHosts"));
+        root.checkStructure(List.of(), List.of("listeners", "security", "limits", "memory", "virtualHosts",
+                "management"));
 
         ConfigElement listenersElement = root.requiredChild("listeners", "<listeners> with one <listener> or more");
         List<ListenerConfig> listeners = listeners(listenersElement, base, listenerOverrides);
@@ -136,8 +158,10 @@ public final class BrokerConfigLoader {
         List<VirtualHostConfig> virtualHosts = virtualHosts(hostsElement, base);
         String defaultHost = defaultVirtualHost(hostsElement, virtualHosts);
 
+        ManagementConfig management = management(root.optionalChild("management"), base, listeners);
+
         return new BrokerConfig(file, listeners, advertised, usersFile, anonymous, limits, messageBudget,
-                virtualHosts, defaultHost);
+                virtualHosts, defaultHost, management);
     }
 
     private static Map<String, Map<String, String>> parseOverrides(Path file, Map<String, String> overrides)
@@ -193,6 +217,7 @@ public final class BrokerConfigLoader {
             Optional<TlsConfig> tls = Optional.empty();
             Optional<ConfigElement> tlsElement = listener.optionalChild("tls");
             if (tlsElement.isPresent()) {
+                tlsElement.get().checkStructure(List.of("keyStore", "keyStoreType", "keyStorePassword"), List.of());
                 tls = Optional.of(tls(tlsElement.get(), base));
             }
             listeners.add(new ListenerConfig(name, host, port, tls));
@@ -208,8 +233,8 @@ public final class BrokerConfigLoader {
         return listeners;
     }
 
+    /** Key material from the keyStore, keyStoreType and keyStorePassword attributes of {@code element}. */
     private static TlsConfig tls(ConfigElement element, Path base) throws ConfigException {
-        element.checkStructure(List.of("keyStore", "keyStoreType", "keyStorePassword"), List.of());
         Path keyStore = existingFile(element, "keyStore", base, null, "a readable key store file");
         String type = element.attribute("keyStoreType").map(String::trim).orElse("PKCS12")
                 .toUpperCase(Locale.ROOT);
@@ -255,6 +280,97 @@ public final class BrokerConfigLoader {
         } catch (UnknownHostException e) {
             return "localhost";
         }
+    }
+
+    private static ManagementConfig management(Optional<ConfigElement> element, Path base,
+                                               List<ListenerConfig> listeners) throws ConfigException {
+        if (element.isEmpty()) {
+            return ManagementConfig.OFF;
+        }
+        ConfigElement management = element.get();
+        management.checkStructure(List.of(), List.of("jmx", "metrics", "disk"));
+
+        ManagementConfig.Jmx jmx = ManagementConfig.Jmx.OFF;
+        Optional<ConfigElement> jmxElement = management.optionalChild("jmx");
+        if (jmxElement.isPresent()) {
+            ConfigElement e = jmxElement.get();
+            e.checkStructure(List.of("enabled", "host", "port", "rmiHostname", "keyStore", "keyStoreType",
+                    "keyStorePassword"), List.of());
+            String host = bindHost(e);
+            int port = (int) e.integer("port", 1, 65535, ManagementConfig.DEFAULT_JMX_PORT);
+            Optional<String> rmiHostname = e.attribute("rmiHostname").map(String::trim);
+            if (rmiHostname.isPresent() && (!ConfigElement.isValidName(rmiHostname.get())
+                    || rmiHostname.get().contains("/"))) {
+                throw e.invalid("rmiHostname", rmiHostname.get(),
+                        "the host name or address clients reach this node by, e.g. broker1.example.com, 127.0.0.1");
+            }
+            Optional<TlsConfig> tls = Optional.empty();
+            if (e.attribute("keyStore").isPresent()) {
+                tls = Optional.of(tls(e, base));
+            } else if (e.attribute("keyStorePassword").isPresent() || e.attribute("keyStoreType").isPresent()) {
+                throw ConfigException.missing(e.file(), e.attributePath("keyStore"),
+                        "a readable key store file when keyStoreType or keyStorePassword is given");
+            }
+            jmx = new ManagementConfig.Jmx(e.bool("enabled", true), host, port, rmiHostname, tls);
+            if (jmx.enabled()) {
+                checkPortFree(e, host, port, listeners, null);
+            }
+        }
+
+        ManagementConfig.Metrics metrics = ManagementConfig.Metrics.OFF;
+        Optional<ConfigElement> metricsElement = management.optionalChild("metrics");
+        if (metricsElement.isPresent()) {
+            ConfigElement e = metricsElement.get();
+            e.checkStructure(List.of("enabled", "host", "port"), List.of());
+            String host = bindHost(e);
+            int port = (int) e.integer("port", 1, 65535, ManagementConfig.DEFAULT_METRICS_PORT);
+            metrics = new ManagementConfig.Metrics(e.bool("enabled", true), host, port);
+            if (metrics.enabled()) {
+                checkPortFree(e, host, port, listeners, jmx.enabled() ? jmx : null);
+            }
+        }
+
+        ManagementConfig.DiskWatermark disk = ManagementConfig.DiskWatermark.OFF;
+        Optional<ConfigElement> diskElement = management.optionalChild("disk");
+        if (diskElement.isPresent()) {
+            ConfigElement e = diskElement.get();
+            e.checkStructure(List.of("watermark", "checkInterval"), List.of());
+            long watermark = e.bytes("watermark", 0, Long.MAX_VALUE, 0);
+            Duration interval = e.duration("checkInterval", ManagementConfig.DEFAULT_DISK_CHECK_INTERVAL);
+            if (interval.compareTo(Duration.ofMillis(100)) < 0 || interval.compareTo(Duration.ofHours(1)) > 0) {
+                throw e.invalid("checkInterval", e.attribute("checkInterval").orElse(""),
+                        "a duration from 100ms to 1h, e.g. 5s");
+            }
+            disk = new ManagementConfig.DiskWatermark(watermark, interval);
+        }
+        return new ManagementConfig(jmx, metrics, disk);
+    }
+
+    private static String bindHost(ConfigElement element) throws ConfigException {
+        String host = element.attribute("host").map(String::trim).orElse("0.0.0.0");
+        if (!ConfigElement.isValidName(host)) {
+            throw element.invalid("host", host, "an address or host name to bind, e.g. 0.0.0.0, 127.0.0.1, ::");
+        }
+        return host;
+    }
+
+    /** A management port may not be a listener's (or the JMX connector's) port on an overlapping address. */
+    private static void checkPortFree(ConfigElement element, String host, int port, List<ListenerConfig> listeners,
+                                      ManagementConfig.Jmx jmx) throws ConfigException {
+        for (ListenerConfig listener : listeners) {
+            if (listener.port() == port && overlaps(host, listener.host())) {
+                throw element.invalid("port", String.valueOf(port),
+                        "a port not used by listener " + listener.name() + " on " + listener.host());
+            }
+        }
+        if (jmx != null && jmx.port() == port && overlaps(host, jmx.host())) {
+            throw element.invalid("port", String.valueOf(port), "a port not used by <management/jmx> on "
+                    + jmx.host());
+        }
+    }
+
+    private static boolean overlaps(String host, String otherHost) {
+        return host.equals(otherHost) || isWildcard(host) || isWildcard(otherHost);
     }
 
     private static ConnectionLimits limits(Optional<ConfigElement> element) throws ConfigException {

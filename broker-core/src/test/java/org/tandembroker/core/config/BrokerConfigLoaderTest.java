@@ -443,4 +443,106 @@ class BrokerConfigLoaderTest {
         rejectionOf(() -> BrokerConfigLoader.load(file, Map.of("limits.maxConnections", "5")), "broker.xml",
                 "'limits.maxConnections'", "listeners.<name>.port, listeners.<name>.host");
     }
+    // ---- <management> ----
+
+    @Test
+    void withoutManagementJmxMetricsAndTheDiskWatermarkAreOff() throws IOException, ConfigException {
+        BrokerConfig config = BrokerConfigLoader.load(broker(ONE_LISTENER + ONE_HOST));
+
+        assertThat(config.management()).isEqualTo(ManagementConfig.OFF);
+        assertThat(config.management().anyEnabled()).isFalse();
+    }
+
+    @Test
+    void loadsEveryManagementElement() throws IOException, ConfigException {
+        Files.writeString(dir.resolve("jmx.p12"), "not checked by the loader");
+        BrokerConfig config = BrokerConfigLoader.load(broker(ONE_LISTENER + ONE_HOST + """
+                  <management>
+                    <jmx host="127.0.0.1" port="19001" rmiHostname="broker1.example.com" keyStore="jmx.p12"
+                         keyStoreType="jks" keyStorePassword="changeit"/>
+                    <metrics host="127.0.0.1" port="19404"/>
+                    <disk watermark="2GiB" checkInterval="500ms"/>
+                  </management>
+                """));
+
+        ManagementConfig management = config.management();
+        assertThat(management.jmx()).isEqualTo(new ManagementConfig.Jmx(true, "127.0.0.1", 19001,
+                Optional.of("broker1.example.com"), Optional.of(new TlsConfig(
+                        dir.resolve("jmx.p12").toAbsolutePath().normalize(), "JKS", "changeit"))));
+        assertThat(management.metrics()).isEqualTo(new ManagementConfig.Metrics(true, "127.0.0.1", 19404));
+        assertThat(management.diskWatermark()).isEqualTo(
+                new ManagementConfig.DiskWatermark(2L << 30, Duration.ofMillis(500)));
+    }
+
+    @Test
+    void managementElementsPresentWithoutAttributesTakeTheirDefaults() throws IOException, ConfigException {
+        BrokerConfig config = BrokerConfigLoader.load(broker(ONE_LISTENER + ONE_HOST
+                + "<management><jmx/><metrics/></management>\n"));
+
+        assertThat(config.management().jmx()).isEqualTo(
+                new ManagementConfig.Jmx(true, "0.0.0.0", 9001, Optional.empty(), Optional.empty()));
+        assertThat(config.management().metrics()).isEqualTo(new ManagementConfig.Metrics(true, "0.0.0.0", 9404));
+        assertThat(config.management().diskWatermark().enabled()).isFalse();
+    }
+
+    @Test
+    void jmxCanBeSwitchedOff() throws IOException, ConfigException {
+        BrokerConfig config = BrokerConfigLoader.load(broker(ONE_LISTENER + ONE_HOST
+                + "<management><jmx enabled=\"false\"/></management>\n"));
+
+        assertThat(config.management().jmx().enabled()).isFalse();
+        assertThat(config.management().anyEnabled()).isFalse();
+    }
+
+    @Test
+    void rejectsJmxPortZeroSayingHowToSwitchItOff() throws IOException {
+        rejects(ONE_LISTENER + ONE_HOST + "<management><jmx port=\"0\"/></management>\n",
+                "management/jmx@port", "'0'", "from 1 to 65535");
+    }
+
+    @Test
+    void rejectsAManagementPortUsedByAListenerOrByJmx() throws IOException {
+        rejects(ONE_LISTENER + ONE_HOST + "<management><jmx port=\"5672\"/></management>\n",
+                "management/jmx@port", "'5672'", "listener amqp");
+        rejects(ONE_LISTENER + ONE_HOST + "<management><jmx port=\"9100\"/><metrics port=\"9100\"/></management>\n",
+                "management/metrics@port", "'9100'", "<management/jmx>");
+    }
+
+    @Test
+    void twoHostsMayUseTheSameManagementPort() throws IOException, ConfigException {
+        BrokerConfig config = BrokerConfigLoader.load(broker(ONE_LISTENER + ONE_HOST + """
+                  <management><jmx host="127.0.0.2" port="9100"/><metrics host="127.0.0.3" port="9100"/></management>
+                """));
+
+        assertThat(config.management().metrics().port()).isEqualTo(9100);
+    }
+
+    @Test
+    void rejectsJmxKeyStoreOptionsWithoutAKeyStoreOrAPassword() throws IOException {
+        Files.writeString(dir.resolve("jmx.p12"), "");
+        rejects(ONE_LISTENER + ONE_HOST + "<management><jmx keyStorePassword=\"x\"/></management>\n",
+                "management/jmx@keyStore", "required but missing");
+        rejects(ONE_LISTENER + ONE_HOST + "<management><jmx keyStore=\"jmx.p12\"/></management>\n",
+                "management/jmx@keyStorePassword", "required but missing");
+        rejects(ONE_LISTENER + ONE_HOST + "<management><jmx keyStore=\"none.p12\" keyStorePassword=\"x\"/>"
+                + "</management>\n", "management/jmx@keyStore", "'none.p12'", "key store file");
+    }
+
+    @Test
+    void rejectsABadDiskWatermarkOrCheckInterval() throws IOException {
+        rejects(ONE_LISTENER + ONE_HOST + "<management><disk watermark=\"lots\"/></management>\n",
+                "management/disk@watermark", "'lots'", Units.BYTES_FORMAT);
+        rejects(ONE_LISTENER + ONE_HOST + "<management><disk watermark=\"1GiB\" checkInterval=\"10ms\"/>"
+                + "</management>\n", "management/disk@checkInterval", "'10ms'", "from 100ms to 1h");
+    }
+
+    @Test
+    void rejectsUnknownManagementElementsAndAttributes() throws IOException {
+        rejects(ONE_LISTENER + ONE_HOST + "<management><http/></management>\n", "<management/http>",
+                "allowed: jmx, metrics, disk");
+        rejects(ONE_LISTENER + ONE_HOST + "<management><jmx password=\"x\"/></management>\n",
+                "management/jmx@password", "allowed: enabled, host, port, rmiHostname, keyStore");
+        rejects(ONE_LISTENER + ONE_HOST + "<management><jmx enabled=\"yes\"/></management>\n",
+                "management/jmx@enabled", "'yes'");
+    }
 }

@@ -13,6 +13,8 @@ import java.nio.file.Path;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.tandembroker.core.security.ManagementRole;
+import org.tandembroker.core.security.UsersFile;
 
 /** The files in etc/ that a new installation starts with. */
 class ShippedConfigurationTest {
@@ -32,6 +34,23 @@ class ShippedConfigurationTest {
         assertThat(config.defaultVirtualHost()).isEqualTo("default");
         assertThat(config.virtualHosts()).extracting(VirtualHostConfig::sourceFile)
                 .containsExactly(ETC.resolve("vhosts/default.xml"));
+    }
+
+    @Test
+    void shippedBrokerFileServesJmxOnPort9001AndKeepsMetricsOff() throws ConfigException {
+        ManagementConfig management = BrokerConfigLoader.load(ETC.resolve("broker.xml")).management();
+
+        assertThat(management.jmx()).isEqualTo(
+                new ManagementConfig.Jmx(true, "0.0.0.0", 9001, Optional.empty(), Optional.empty()));
+        assertThat(management.metrics().enabled()).isFalse();
+        assertThat(management.diskWatermark().freeBytes()).isEqualTo(512L * 1024 * 1024);
+    }
+
+    @Test
+    void shippedUsersFileGivesGuestNoJmxRole() throws ConfigException {
+        UsersFile users = UsersFile.load(ETC.resolve("users"));
+
+        assertThat(users.user("guest").orElseThrow().managementRole()).isEqualTo(ManagementRole.NONE);
     }
 
     @Test
