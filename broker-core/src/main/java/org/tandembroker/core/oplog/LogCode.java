@@ -32,6 +32,8 @@ public enum LogCode {
     MST_1007("MST-1007", "Store Passivated"),
     MST_1008("MST-1008", "Store write failed : {0}"),
     MST_1009("MST-1009", "Store writable again : {0}"),
+    MST_1010("MST-1010", "Disk space low : {0}"),
+    MST_1011("MST-1011", "Disk space recovered : {0}"),
 
     CON_1001("CON-1001", "Open : {0} : virtual host {1} : user {2}"),
     CON_1002("CON-1002", "Close : {0}"),

@@ -15,6 +15,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -85,6 +86,13 @@ public final class VirtualHostImpl implements VirtualHost {
     private volatile MessageStore store;
     private volatile String activeNodeAddress;
     private volatile String passiveReason = "starting";
+    /** Why new publishes are refused (the disk watermark), or null; read on every publish, written rarely. */
+    private volatile String publishRefusal;
+    private final LongAdder messagesIn = new LongAdder();
+    private final LongAdder bytesIn = new LongAdder();
+    private final LongAdder storeCommits = new LongAdder();
+    private final LongAdder storeCommitNanos = new LongAdder();
+    private final LongAdder publishesRefused = new LongAdder();
     private ScheduledFuture<?> expirySweep;
     private final CompletableFuture<VirtualHostState> firstRole = new CompletableFuture<>();
 
@@ -138,6 +146,64 @@ public final class VirtualHostImpl implements VirtualHost {
 
     public int connectionCount() {
         return connections.size();
+    }
+
+    /** Each open client connection's {@link ClientConnection#describe()} (a snapshot, for management). */
+    public List<String> connectionDescriptions() {
+        return connections.stream().map(ClientConnection::describe).sorted().toList();
+    }
+
+    /**
+     * Operator: closes the client connections whose {@link ClientConnection#describe()} equals {@code description},
+     * telling the client {@code reason}. Returns how many were asked to close (0: no such connection).
+     */
+    public int closeConnection(String description, String reason) {
+        int closed = 0;
+        for (ClientConnection connection : List.copyOf(connections)) {
+            if (connection.describe().equals(description)) {
+                connection.closeByBroker(reason, null);
+                closed++;
+            }
+        }
+        return closed;
+    }
+
+    // ---- publish refusal (the disk watermark) and counters, for management ----
+
+    /**
+     * Refuses every new publish with {@code RESOURCE_LIMIT_EXCEEDED} and {@code reason} until
+     * {@link #acceptPublishes()}; consumers and acknowledgements carry on. Any thread.
+     */
+    public void refusePublishes(String reason) {
+        publishRefusal = reason;
+    }
+
+    /** Accepts publishes again after {@link #refusePublishes}. Any thread. */
+    public void acceptPublishes() {
+        publishRefusal = null;
+    }
+
+    /** Why publishes are refused, when they are. */
+    public Optional<String> publishRefusal() {
+        return Optional.ofNullable(publishRefusal);
+    }
+
+    /**
+     * Counters since this host was created.
+     *
+     * @param messagesIn        messages accepted for routing to at least one queue (each counted once)
+     * @param bytesIn           their content bytes
+     * @param storeCommits      store commits of non-transactional persistent publishes that succeeded
+     * @param storeCommitNanos  the sum of those commits' latencies (from commit to its future completing)
+     * @param publishesRefused  publishes refused by {@link #refusePublishes}
+     */
+    public record PublishStatistics(long messagesIn, long bytesIn, long storeCommits, long storeCommitNanos,
+                                    long publishesRefused) {
+    }
+
+    public PublishStatistics publishStatistics() {
+        return new PublishStatistics(messagesIn.sum(), bytesIn.sum(), storeCommits.sum(), storeCommitNanos.sum(),
+                publishesRefused.sum());
     }
 
     // ---- life cycle ----
@@ -689,6 +755,11 @@ public final class VirtualHostImpl implements VirtualHost {
                                                        IncomingMessage incoming, LocalTransaction transaction) {
         try {
             requireActive();
+            String refusal = publishRefusal;
+            if (refusal != null) {
+                publishesRefused.increment();
+                throw new BrokerException(ErrorKind.RESOURCE_LIMIT_EXCEEDED, refusal);
+            }
             if (targets.isEmpty()) {
                 return CompletableFuture.completedFuture(new PublishResult(0));
             }
@@ -724,11 +795,14 @@ public final class VirtualHostImpl implements VirtualHost {
             }
             StoreTransaction txn = current.newTransaction();
             publish.prepare(txn);
+            long commitStart = System.nanoTime();
             return txn.commit().handle((ok, failure) -> {
                 if (failure != null) {
                     publish.rolledBack();
                     throw BrokerException.from(failure);
                 }
+                storeCommitNanos.add(System.nanoTime() - commitStart);
+                storeCommits.increment();
                 publish.committed();
                 return new PublishResult(targets.size());
             });
@@ -764,6 +838,8 @@ public final class VirtualHostImpl implements VirtualHost {
 
         @Override
         public void committed() {
+            messagesIn.increment();
+            bytesIn.add(message.metadata().contentSize());
             message.retainWithin(contentBudget);
             for (BrokerQueue queue : targets) {
                 queue.enqueue(message);

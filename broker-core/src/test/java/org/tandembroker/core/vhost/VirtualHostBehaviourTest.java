@@ -368,4 +368,53 @@ class VirtualHostBehaviourTest {
         assertThat(host.admit(connection)).isInstanceOf(Admission.Admitted.class);
         assertThat(harness.logLines()).filteredOn(l -> l.equals("MST-1006 : Recovery Complete")).hasSize(2);
     }
+    @Test
+    void refusedPublishesFailWithResourceLimitUntilAcceptedAgainAndConsumersCarryOn() throws Exception {
+        VirtualHostImpl host = hostWith(List.of());
+        harness.publish("q", "before");
+        Destination destination = host.resolveDestination("q").join();
+
+        host.refusePublishes("disk space low: 10 MB left, watermark 1 GB");
+
+        assertThat(host.publishRefusal()).contains("disk space low: 10 MB left, watermark 1 GB");
+        assertThatThrownBy(() -> destination.publish(message("refused", null, true, 0), null).join())
+                .hasCauseInstanceOf(BrokerException.class).cause()
+                .satisfies(e -> assertThat(((BrokerException) e).kind()).isEqualTo(ErrorKind.RESOURCE_LIMIT_EXCEEDED))
+                .hasMessageContaining("disk space low");
+        RecordingConsumer consumer = new RecordingConsumer();
+        subscribe(host, "q", consumer, 10);
+        consumer.next().accept(null).join();
+
+        host.acceptPublishes();
+        destination.publish(message("after", null, true, 0), null).join();
+
+        assertThat(consumer.next()).extracting(VirtualHostHarness::text).isEqualTo("after");
+        assertThat(host.publishStatistics()).extracting(VirtualHostImpl.PublishStatistics::messagesIn,
+                VirtualHostImpl.PublishStatistics::bytesIn, VirtualHostImpl.PublishStatistics::publishesRefused)
+                .containsExactly(2L, (long) ("before".length() + "after".length()), 1L);
+    }
+
+    @Test
+    void listsConnectionsAndClosesOneByItsDescription() {
+        VirtualHostImpl host = hostWith(List.of());
+        List<String> closes = new java.util.concurrent.CopyOnWriteArrayList<>();
+        for (String name : List.of("/10.0.0.2:4000 (bob)", "/10.0.0.1:5000 (alice)")) {
+            host.admit(new ClientConnection() {
+                @Override
+                public String describe() {
+                    return name;
+                }
+
+                @Override
+                public void closeByBroker(String reason, String redirectAddress) {
+                    closes.add(name + ": " + reason);
+                }
+            });
+        }
+
+        assertThat(host.connectionDescriptions()).containsExactly("/10.0.0.1:5000 (alice)", "/10.0.0.2:4000 (bob)");
+        assertThat(host.closeConnection("/10.0.0.2:4000 (bob)", "closed by an operator")).isEqualTo(1);
+        assertThat(host.closeConnection("nobody", "closed by an operator")).isZero();
+        assertThat(closes).containsExactly("/10.0.0.2:4000 (bob): closed by an operator");
+    }
 }
