@@ -16,7 +16,7 @@ public record ManagementConfig(Jmx jmx, Metrics metrics, DiskWatermark diskWater
 
     public static final int DEFAULT_JMX_PORT = 9001;
     public static final int DEFAULT_METRICS_PORT = 9404;
-    public static final Duration DEFAULT_DISK_CHECK_INTERVAL = Duration.ofSeconds(5);
+    public static final Duration DEFAULT_DISK_CHECK_INTERVAL = DiskWatermark.DEFAULT_CHECK_INTERVAL;
 
     /** Everything off: what a broker file without {@code <management>} gets. */
     public static final ManagementConfig OFF = new ManagementConfig(Jmx.OFF, Metrics.OFF, DiskWatermark.OFF);
@@ -34,7 +34,7 @@ public record ManagementConfig(Jmx jmx, Metrics metrics, DiskWatermark diskWater
      * @param tls         key material when the connector (registry and server) uses TLS
      */
     public record Jmx(boolean enabled, String host, int port, Optional<String> rmiHostname, Optional<TlsConfig> tls) {
-        public static final Jmx OFF = new Jmx(false, "0.0.0.0", DEFAULT_JMX_PORT, Optional.empty(), Optional.empty());
+        public static final Jmx OFF = new Jmx(false, "0.0.0.0", 9001, Optional.empty(), Optional.empty());
     }
 
     /**
@@ -45,7 +45,7 @@ public record ManagementConfig(Jmx jmx, Metrics metrics, DiskWatermark diskWater
      * @param port    the HTTP port
      */
     public record Metrics(boolean enabled, String host, int port) {
-        public static final Metrics OFF = new Metrics(false, "0.0.0.0", DEFAULT_METRICS_PORT);
+        public static final Metrics OFF = new Metrics(false, "0.0.0.0", 9404);
     }
 
     /**
@@ -57,7 +57,9 @@ public record ManagementConfig(Jmx jmx, Metrics metrics, DiskWatermark diskWater
      * @param checkInterval how often the figures are read
      */
     public record DiskWatermark(long freeBytes, Duration checkInterval) {
-        public static final DiskWatermark OFF = new DiskWatermark(0, DEFAULT_DISK_CHECK_INTERVAL);
+        // Nested constants do not refer to the outer class: that would make class initialization circular.
+        public static final Duration DEFAULT_CHECK_INTERVAL = Duration.ofSeconds(5);
+        public static final DiskWatermark OFF = new DiskWatermark(0, DEFAULT_CHECK_INTERVAL);
 
         public boolean enabled() {
             return freeBytes > 0;
