@@ -1,0 +1,75 @@
+package org.tandembroker.management.jmx;
+
+import java.util.Map;
+import java.util.Set;
+import org.tandembroker.core.queue.BrokerQueue;
+
+/** {@link QueueMBean} over one {@link BrokerQueue} instance (a failover recovers new instances: a new bean). */
+final class QueueBean implements QueueMBean {
+    private final String virtualHost;
+    private final BrokerQueue queue;
+
+    QueueBean(String virtualHost, BrokerQueue queue) {
+        this.virtualHost = virtualHost;
+        this.queue = queue;
+    }
+
+    static DescribedMBean<QueueMBean> described(QueueBean bean) {
+        return DescribedMBean.of(bean, QueueMBean.class, "Queue '" + bean.queue.name() + "' of virtual host '"
+                        + bean.virtualHost + "'",
+                Map.of("DepthMessages", "Messages on the queue, including delivered and unsettled ones",
+                        "DepthBytes", "Content bytes on the queue",
+                        "MessagesIn", "Messages enqueued",
+                        "MessagesOut", "Messages removed (consumed, expired, dead-lettered)"),
+                Map.of(), Set.of());
+    }
+
+    BrokerQueue queue() {
+        return queue;
+    }
+
+    @Override
+    public String getName() {
+        return queue.name();
+    }
+
+    @Override
+    public String getVirtualHost() {
+        return virtualHost;
+    }
+
+    @Override
+    public boolean isDurable() {
+        return queue.isDurable();
+    }
+
+    @Override
+    public boolean isAutoDelete() {
+        return queue.isAutoDelete();
+    }
+
+    @Override
+    public long getDepthMessages() {
+        return queue.depthMessages();
+    }
+
+    @Override
+    public long getDepthBytes() {
+        return queue.depthBytes();
+    }
+
+    @Override
+    public int getConsumerCount() {
+        return queue.consumerCount();
+    }
+
+    @Override
+    public long getMessagesIn() {
+        return queue.enqueuedTotal();
+    }
+
+    @Override
+    public long getMessagesOut() {
+        return queue.dequeuedTotal();
+    }
+}

@@ -1,0 +1,365 @@
+package org.tandembroker.management.jmx;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.SortedMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.stream.Collectors;
+import javax.management.openmbean.CompositeDataSupport;
+import javax.management.openmbean.CompositeType;
+import javax.management.openmbean.OpenDataException;
+import javax.management.openmbean.OpenType;
+import javax.management.openmbean.SimpleType;
+import javax.management.openmbean.TabularData;
+import javax.management.openmbean.TabularDataSupport;
+import javax.management.openmbean.TabularType;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.tandembroker.core.BrokerException;
+import org.tandembroker.core.vhost.VirtualHostImpl;
+import org.tandembroker.management.disk.DiskSpaceGuard;
+import org.tandembroker.management.ha.NodePing;
+import org.tandembroker.management.ha.PrimaryDesignation;
+import org.tandembroker.management.store.DiskFigures;
+import org.tandembroker.management.store.LatestFigures;
+import org.tandembroker.store.bdbha.GroupMember;
+import org.tandembroker.store.bdbha.ReplicaLag;
+import org.tandembroker.store.bdbha.ReplicatedMessageStore;
+
+/**
+ * {@link ReplicatedStoreMBean} over a virtual host's {@link ReplicatedMessageStore}. It holds the virtual host, not
+ * the store: an operator may passivate and reactivate the host, which opens a new store.
+ *
+ * <p><b>Threads.</b> RMI's connection threads; blocking calls (group administration, pings) wait at most
+ * {@link #ADMIN_TIMEOUT_SECONDS} for the store's facade thread.
+ */
+final class ReplicatedStoreBean implements ReplicatedStoreMBean {
+    static final long ADMIN_TIMEOUT_SECONDS = 60;
+    private static final Logger LOG = LoggerFactory.getLogger(ReplicatedStoreBean.class);
+
+    static final String NODE_NAME = "NodeName";
+    static final String NODE_HOST_PORT = "NodeHostPort";
+    static final String NODE_TYPE = "NodeType";
+    static final String NODE_STATE = "NodeState";
+    static final String REPLICATION_LAG = "ReplicationLag";
+    static final String REPLICATION_DELAY_MILLIS = "ReplicationDelayMillis";
+    private static final CompositeType NODE_ROW;
+    private static final TabularType NODE_TABLE;
+
+    static {
+        try {
+            NODE_ROW = new CompositeType("GroupMember", "Replication group member",
+                    new String[] {NODE_NAME, NODE_HOST_PORT, NODE_TYPE, NODE_STATE, REPLICATION_LAG,
+                            REPLICATION_DELAY_MILLIS},
+                    new String[] {"Unique node name", "Node host / port", "ELECTABLE, ARBITER, SECONDARY, MONITOR",
+                            "MASTER, REPLICA, ARBITER, UNKNOWN, DETACHED as this node knows it; empty: unknown",
+                            "On the master: replication stream entries (VLSNs) the replica has not acknowledged; -1 "
+                                    + "unknown",
+                            "On the master: how old the last transaction the replica acknowledged was, in ms; -1 "
+                                    + "unknown"},
+                    new OpenType<?>[] {SimpleType.STRING, SimpleType.STRING, SimpleType.STRING, SimpleType.STRING,
+                            SimpleType.LONG, SimpleType.LONG});
+            NODE_TABLE = new TabularType("GroupMembers", "Replication group members", NODE_ROW,
+                    new String[] {NODE_NAME});
+        } catch (OpenDataException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private final VirtualHostImpl host;
+    private final LatestFigures figures;
+    private final DiskSpaceGuard guard;
+
+    ReplicatedStoreBean(VirtualHostImpl host, LatestFigures figures, DiskSpaceGuard guard) {
+        this.host = host;
+        this.figures = figures;
+        this.guard = guard;
+    }
+
+    static DescribedMBean<ReplicatedStoreMBean> described(ReplicatedStoreBean bean) {
+        return DescribedMBean.of(bean, ReplicatedStoreMBean.class,
+                "The replicated (BDB HA) store of virtual host '" + bean.host.name() + "' (spec 1.6.8)",
+                Map.ofEntries(
+                        Map.entry("GroupName", "Name identifying the group"),
+                        Map.entry("NodeName", "Unique name identifying the node within the group"),
+                        Map.entry("NodeHostPort", "Host/port used to replicate data between this node and others in "
+                                + "the group"),
+                        Map.entry("HelperHostPort", "Host/port used to allow a new node to discover other group "
+                                + "members"),
+                        Map.entry("NodeState", "Current state of the node: MASTER, REPLICA, UNKNOWN, DETACHED"),
+                        Map.entry("ReplicationPolicy", "Node replication durability"),
+                        Map.entry("Durability", "Node replication durability (same as ReplicationPolicy)"),
+                        Map.entry("DesignatedPrimary", "Designated primary flag. Applicable to the two node case. "
+                                + "Setting it true is refused while the other node still answers as MASTER"),
+                        Map.entry("CoalescingSync", "Coalescing sync flag"),
+                        Map.entry("AllNodesInGroup", "All nodes within the group, attached or not"),
+                        Map.entry("MasterName", "The master this node knows; empty when none"),
+                        Map.entry("Status", "The store's status line"),
+                        Map.entry("DiskSpaceLow", "Whether the store is below the disk watermark"),
+                        Map.entry("AvailableLogSize", "Bytes the store may still write before JE's disk limits "
+                                + "stop it (-1 unknown)"),
+                        Map.entry("ReservedLogSize", "Bytes of cleaned log files kept for replicas (-1 unknown)"),
+                        Map.entry("ProtectedLogSize", "Bytes of reserved log files in use (-1 unknown)"),
+                        Map.entry("ActiveLogSize", "Bytes of log files with live data (-1 unknown)"),
+                        Map.entry("removeNodeFromGroup", "Remove an existing node from the group"),
+                        Map.entry("updateAddress", "Update the address of another node. The node must be in a "
+                                + "STOPPED state"),
+                        Map.entry("designatePrimary", "Designate this node primary; force=true skips the check that "
+                                + "the other node is not MASTER (split-brain risk)"),
+                        Map.entry("pingNode", "JE's DbPing view of a node: state, master, VLSNs")),
+                Map.of("removeNodeFromGroup", List.of("nodeName"),
+                        "updateAddress", List.of("nodeName", "newHostName", "newPort"),
+                        "designatePrimary", List.of("force"),
+                        "pingNode", List.of("nodeName")),
+                Set.of("pingNode"));
+    }
+
+    private ReplicatedMessageStore store() {
+        return host.store().filter(ReplicatedMessageStore.class::isInstance).map(ReplicatedMessageStore.class::cast)
+                .orElseThrow(() -> new IllegalStateException("virtual host '" + host.name() + "' has no open "
+                        + "bdb-ha store now (" + host.state() + "); activate it first"));
+    }
+
+    @Override
+    public String getGroupName() {
+        return store().groupName();
+    }
+
+    @Override
+    public String getNodeName() {
+        return store().nodeName();
+    }
+
+    @Override
+    public String getNodeHostPort() {
+        return store().nodeHostPort();
+    }
+
+    @Override
+    public String getHelperHostPort() {
+        return store().helperHostPort();
+    }
+
+    @Override
+    public String getNodeState() {
+        return host.store().filter(ReplicatedMessageStore.class::isInstance).map(ReplicatedMessageStore.class::cast)
+                .map(s -> nodeState(s.nodeState())).orElse("DETACHED");
+    }
+
+    /** JE's four states; the facade's transient ones (opening, restarting) are UNKNOWN, a closed node DETACHED. */
+    static String nodeState(String facadeState) {
+        return switch (facadeState) {
+            case "MASTER", "REPLICA", "UNKNOWN", "DETACHED" -> facadeState;
+            case "CLOSED" -> "DETACHED";
+            default -> "UNKNOWN";
+        };
+    }
+
+    @Override
+    public String getReplicationPolicy() {
+        return store().durability();
+    }
+
+    @Override
+    public String getDurability() {
+        return getReplicationPolicy();
+    }
+
+    @Override
+    public boolean isDesignatedPrimary() {
+        return store().isDesignatedPrimary();
+    }
+
+    @Override
+    public void setDesignatedPrimary(boolean designatedPrimary) {
+        designate(designatedPrimary, false);
+    }
+
+    @Override
+    public void designatePrimary(boolean force) {
+        designate(true, force);
+    }
+
+    private void designate(boolean designated, boolean force) {
+        ReplicatedMessageStore store = store();
+        if (designated && !force) {
+            Optional<String> risk = PrimaryDesignation.splitBrainRisk(store);
+            if (risk.isPresent()) {
+                LOG.warn("Node {}: {}", store.nodeName(), risk.get());
+                throw new IllegalStateException(risk.get());
+            }
+        }
+        if (designated && force) {
+            LOG.warn("Node {}: designated primary by force, without checking that no other node is master",
+                    store.nodeName());
+        }
+        await(store.setDesignatedPrimary(designated), "set designated primary " + designated + " on node "
+                + store.nodeName());
+    }
+
+    @Override
+    public boolean isCoalescingSync() {
+        return store().coalescingSync();
+    }
+
+    @Override
+    public TabularData getAllNodesInGroup() {
+        ReplicatedMessageStore store = store();
+        SortedMap<String, ReplicaLag> lags = store.replicaLags();
+        TabularDataSupport table = new TabularDataSupport(NODE_TABLE);
+        for (GroupMember member : store.groupMembers()) {
+            ReplicaLag lag = lags.get(member.name());
+            try {
+                table.put(new CompositeDataSupport(NODE_ROW,
+                        new String[] {NODE_NAME, NODE_HOST_PORT, NODE_TYPE, NODE_STATE, REPLICATION_LAG,
+                                REPLICATION_DELAY_MILLIS},
+                        new Object[] {member.name(), member.hostPort(), member.type(),
+                                member.state().map(ReplicatedStoreBean::nodeStateOfMember).orElse(""),
+                                lag == null ? -1L : lag.vlsnLag(), lag == null ? -1L : lag.delayMillis()}));
+            } catch (OpenDataException e) {
+                throw new IllegalStateException("cannot describe node " + member.name() + ": " + e.getMessage(), e);
+            }
+        }
+        return table;
+    }
+
+    private static String nodeStateOfMember(String state) {
+        return state.equals("ARBITER") ? state : nodeState(state);
+    }
+
+    @Override
+    public String getMasterName() {
+        return store().masterName().orElse("");
+    }
+
+    @Override
+    public String getStatus() {
+        return store().status().description();
+    }
+
+    @Override
+    public boolean isDiskSpaceLow() {
+        return guard.isLow(host.name());
+    }
+
+    @Override
+    public long getAvailableLogSize() {
+        return disk().map(DiskFigures::available).orElse(-1L);
+    }
+
+    @Override
+    public long getReservedLogSize() {
+        return disk().map(DiskFigures::reserved).orElse(-1L);
+    }
+
+    @Override
+    public long getProtectedLogSize() {
+        return disk().map(DiskFigures::protectedBytes).orElse(-1L);
+    }
+
+    @Override
+    public long getActiveLogSize() {
+        return disk().map(DiskFigures::active).orElse(-1L);
+    }
+
+    private Optional<DiskFigures> disk() {
+        return figures.of(host.name()).disk();
+    }
+
+    @Override
+    public void removeNodeFromGroup(String nodeName) {
+        ReplicatedMessageStore store = store();
+        GroupMember member = member(store, nodeName);
+        if (nodeName.equals(store.nodeName())) {
+            throw new IllegalStateException("node " + nodeName + " is this node; remove it from another node of "
+                    + "group " + store.groupName() + " after stopping this broker");
+        }
+        requireStopped(store, member, "removed from the group");
+        await(store.removeNodeFromGroup(nodeName), "remove node " + nodeName + " from group " + store.groupName());
+        LOG.info("Node {}: node {} removed from group {} over JMX", store.nodeName(), nodeName, store.groupName());
+    }
+
+    @Override
+    public void updateAddress(String nodeName, String newHostName, int newPort) {
+        ReplicatedMessageStore store = store();
+        if (newHostName == null || newHostName.isBlank()) {
+            throw new IllegalArgumentException("newHostName is empty; give the host name or address the node will "
+                    + "replicate on");
+        }
+        if (newPort < 1 || newPort > 65535) {
+            throw new IllegalArgumentException("newPort " + newPort + " is not a port (1-65535)");
+        }
+        GroupMember member = member(store, nodeName);
+        if (nodeName.equals(store.nodeName())) {
+            throw new IllegalStateException("node " + nodeName + " is this node and it is running: the node must be "
+                    + "in a STOPPED state to change its address; stop this broker and update the address from "
+                    + "another node of group " + store.groupName() + ", then change nodeHostPort in this node's "
+                    + "virtual host file");
+        }
+        requireStopped(store, member, "given a new address");
+        await(store.updateAddress(nodeName, newHostName.trim(), newPort), "update the address of node " + nodeName);
+        LOG.info("Node {}: node {} of group {} now at {}:{} (updated over JMX)", store.nodeName(), nodeName,
+                store.groupName(), newHostName.trim(), newPort);
+    }
+
+    /** Refuses with a clear line when {@code member} still runs (it answers a ping, or this node sees it). */
+    private static void requireStopped(ReplicatedMessageStore store, GroupMember member, String change) {
+        Optional<String> running = member.state().filter(state -> !state.equals("UNKNOWN")
+                && !state.equals("DETACHED"));
+        if (running.isEmpty()) {
+            try {
+                running = Optional.of(NodePing.ping(member, store.groupName(), PrimaryDesignation.PING_TIMEOUT_MILLIS)
+                        .state());
+            } catch (Exception e) {
+                return; // no answer: stopped (or unreachable; JE checks again)
+            }
+        }
+        throw new IllegalStateException("node " + member.name() + " is running (it is " + running.get() + " at "
+                + member.hostPort() + "): the node must be in a STOPPED state to be " + change + "; stop its broker"
+                + " first");
+    }
+
+    @Override
+    public String pingNode(String nodeName) {
+        ReplicatedMessageStore store = store();
+        GroupMember member = member(store, nodeName);
+        try {
+            return NodePing.ping(member, store.groupName(), PrimaryDesignation.PING_TIMEOUT_MILLIS)
+                    .describe(store.groupName());
+        } catch (Exception e) {
+            throw new IllegalStateException("node " + nodeName + " at " + member.hostPort() + " does not answer: "
+                    + String.valueOf(e.getMessage()).lines().findFirst().orElse(e.getClass().getSimpleName()));
+        }
+    }
+
+    private static GroupMember member(ReplicatedMessageStore store, String nodeName) {
+        if (nodeName == null || nodeName.isBlank()) {
+            throw new IllegalArgumentException("nodeName is empty");
+        }
+        List<GroupMember> members = store.groupMembers();
+        return members.stream().filter(m -> m.name().equals(nodeName)).findFirst()
+                .orElseThrow(() -> new IllegalArgumentException("no node '" + nodeName + "' in group "
+                        + store.groupName() + "; its nodes: " + members.stream().map(GroupMember::name)
+                        .collect(Collectors.joining(", "))));
+    }
+
+    /** Waits for a store operation; its failure becomes an exception every JMX client can read. */
+    private static <T> T await(CompletableFuture<T> operation, String what) {
+        try {
+            return operation.get(ADMIN_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+        } catch (ExecutionException e) {
+            BrokerException failure = BrokerException.from(e.getCause());
+            throw new IllegalStateException("cannot " + what + ": " + failure.getMessage());
+        } catch (TimeoutException e) {
+            throw new IllegalStateException("cannot " + what + ": no answer within " + ADMIN_TIMEOUT_SECONDS + " s");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("cannot " + what + ": interrupted");
+        }
+    }
+}
