@@ -103,8 +103,9 @@ public final class RmiConnector implements AutoCloseable {
                 connectorServer.stop();
                 throw new IOException("the JMX registry on port " + config.port() + " already has a connector", e);
             }
-            String clientUrl = "service:jmx:rmi:///jndi/rmi://" + (wildcard ? "HOST" : bracket(host)) + ":"
-                    + config.port() + "/jmxrmi" + (tls != null ? " (TLS)" : "");
+            String urlHost = stubHost != null ? stubHost : wildcard ? localHostName() : host;
+            String clientUrl = "service:jmx:rmi:///jndi/rmi://" + bracket(urlHost) + ":" + config.port() + "/jmxrmi"
+                    + (tls != null ? " (TLS)" : "");
             return new RmiConnector(registry, connectorServer, clientUrl);
         } catch (IOException | RuntimeException e) {
             unexport(registry);
@@ -112,7 +113,7 @@ public final class RmiConnector implements AutoCloseable {
         }
     }
 
-    /** The URL operators give jconsole and the spec's Example 1.2 (HOST: this node's name). */
+    /** The URL operators give jconsole and the spec's Example 1.2. */
     public String clientUrl() {
         return clientUrl;
     }
@@ -129,6 +130,14 @@ public final class RmiConnector implements AutoCloseable {
         } catch (GeneralSecurityException | IOException e) {
             throw new IOException("cannot use the JMX key store " + tls.keyStore() + " (" + tls.keyStoreType() + "): "
                     + rootMessage(e), e);
+        }
+    }
+
+    private static String localHostName() {
+        try {
+            return InetAddress.getLocalHost().getHostName();
+        } catch (IOException e) {
+            return "localhost";
         }
     }
 
