@@ -60,6 +60,15 @@ class PrimaryDesignationTest {
         assertThat(second.invoke(STORE, "pingNode", new Object[] {"node-1"}, "java.lang.String")).asString()
                 .startsWith("node node-1 of group pair: state MASTER, master node-1");
 
+        // A running node's address cannot change, nor can it leave the group.
+        Throwable running = catchThrowable(() -> first.invoke(STORE, "updateAddress",
+                new Object[] {"node-2", "elsewhere.example.com", 5999}, "java.lang.String", "java.lang.String", "int"));
+        assertThat(rootCause(running)).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("node node-2 is running (it is REPLICA at localhost:" + second.replicationPort
+                        + ")").hasMessageContaining("must be in a STOPPED state");
+        assertThat(rootCause(catchThrowable(() -> first.invoke(STORE, "removeNodeFromGroup", new Object[] {"node-2"},
+                "java.lang.String")))).hasMessageContaining("node node-2 is running");
+
         // The master still answers: designating the replica would make two masters.
         Throwable refused = second.asAdmin(mbsc -> catchThrowable(() ->
                 mbsc.setAttribute(new ObjectName(STORE), new Attribute("DesignatedPrimary", true))));
@@ -90,7 +99,19 @@ class PrimaryDesignationTest {
             return null;
         });
         await().atMost(ROLE_DEADLINE).until(() -> "MASTER".equals(second.attribute(STORE, "NodeState")));
-        assertThat(second.attribute("org.tandembroker:type=VirtualHost,name=test", "State")).isEqualTo("ACTIVE");
+        await().atMost(ROLE_DEADLINE).until(() -> "ACTIVE".equals(second.attribute(
+                "org.tandembroker:type=VirtualHost,name=test", "State")));
+
+        // The stopped node's address can change now (spec 1.6.8), and it can leave the group.
+        int newPort = TestNode.freePort();
+        second.invoke(STORE, "updateAddress", new Object[] {"node-1", "127.0.0.1", newPort}, "java.lang.String",
+                "java.lang.String", "int");
+        TabularData nodes = (TabularData) second.attribute(STORE, "AllNodesInGroup");
+        assertThat(nodes.get(new Object[] {"node-1"}).get("NodeHostPort")).isEqualTo("127.0.0.1:" + newPort);
+        second.invoke(STORE, "removeNodeFromGroup", new Object[] {"node-1"}, "java.lang.String");
+        TabularData remaining = (TabularData) second.attribute(STORE, "AllNodesInGroup");
+        assertThat(remaining.values()).extracting(row -> ((CompositeData) row).get("NodeName"))
+                .containsExactly("node-2");
     }
 
     private static CompositeData replicaRow(TestNode master) throws Exception {
