@@ -126,6 +126,27 @@ public final class BrokerCluster implements AutoCloseable {
         return accepting;
     }
 
+    /** Every node but {@code node}, in node order. */
+    public List<BrokerNode> others(BrokerNode node) {
+        return nodes.stream().filter(n -> n != node).toList();
+    }
+
+    /** Waits until {@code node}, and no other node, accepts clients. */
+    public BrokerNode awaitOnlyNodeAcceptingClients(BrokerNode node, Duration timeout) {
+        List<List<BrokerNode>> last = new ArrayList<>(List.of(List.of()));
+        try {
+            await(node.name() + " alone accepting clients").atMost(timeout).pollInterval(Duration.ofMillis(500))
+                    .until(() -> {
+                        last.set(0, nodesAcceptingClients());
+                        return last.get(0).equals(List.of(node));
+                    });
+        } catch (ConditionTimeoutException e) {
+            throw new AssertionError(node.name() + " was not the only node accepting clients within " + timeout
+                    + "; the last time: " + last.get(0), e);
+        }
+        return node;
+    }
+
     /** Waits until exactly one node accepts clients and returns it. */
     public BrokerNode awaitSingleActiveNode(Duration timeout) {
         List<List<BrokerNode>> last = new ArrayList<>(List.of(List.of()));

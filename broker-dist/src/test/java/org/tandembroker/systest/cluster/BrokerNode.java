@@ -16,6 +16,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Function;
 import java.util.regex.Matcher;
@@ -65,11 +66,19 @@ public final class BrokerNode implements AutoCloseable {
     public static final int REPLICATION_PORT = 5000;
     public static final String USER = "guest";
     public static final String PASSWORD = "guest";
+    /** The operator's user of a node with {@link Builder#jmx() JMX}: {@code role=admin} in the users file. */
+    public static final String ADMIN_USER = "admin";
+    public static final String ADMIN_PASSWORD = "admin";
+    /** The replicated store's MBean (spec 1.6.8), for the virtual host {@code default}. */
+    public static final String HA_MBEAN = "org.apache.qpid:type=BDBHAMessageStore,name=default";
     public static final String HOME = "/tandem";
     public static final String WORK = HOME + "/work";
 
     private static final Logger LOG = LoggerFactory.getLogger(BrokerNode.class);
     private static final Pattern LISTENING = Pattern.compile("(?m)^\\s*listening on amqp://");
+    private static final Pattern ROLE_CHANGED = Pattern.compile("HA-1001 : Role changed : \\S+ : node (\\S+) is now (.+)$",
+            Pattern.MULTILINE);
+    private static final Duration JMX_TIMEOUT = Duration.ofSeconds(20);
     private static final int START_ATTEMPTS = 3;
     private static final String DEFAULT_QUEUES = "<queues autoCreate=\"true\"><defaults durable=\"true\"/></queues>";
 
@@ -78,6 +87,11 @@ public final class BrokerNode implements AutoCloseable {
     private final boolean ownsNetwork;
     private final String containerName;
     private final String guestHash;
+    private final String adminHash;
+    private volatile int jmxPort;
+    private int incarnation = 1;
+    /** Where the current run's output begins in {@link #logs()} (a restart appends to the same output). */
+    private volatile int runOffset;
     private volatile NodeIdentity identity;
     private volatile NodeContainer container;
     private volatile boolean paused;
@@ -89,6 +103,8 @@ public final class BrokerNode implements AutoCloseable {
         this.network = ownsNetwork ? NodeNetwork.create() : settings.network;
         this.containerName = "tandem-" + settings.runId + "-" + settings.name;
         this.guestHash = PasswordHash.create(PASSWORD.toCharArray()).encode();
+        this.adminHash = settings.jmx ? PasswordHash.create(ADMIN_PASSWORD.toCharArray()).encode() : null;
+        this.jmxPort = settings.jmx ? FreePorts.pick() : 0;
         this.identity = new NodeIdentity(settings.index, settings.name, network.address(10 + settings.index),
                 FreePorts.pick(), REPLICATION_PORT);
     }
@@ -114,6 +130,7 @@ public final class BrokerNode implements AutoCloseable {
             try {
                 candidate.start();
                 container = candidate;
+                runOffset = 0;
                 LOG.info("{} started in {} ms: {} (container {}, ip {})", name(), (System.nanoTime() - began) / 1_000_000,
                         amqpUri(), containerName, identity.ipAddress());
                 return this;
@@ -124,6 +141,9 @@ public final class BrokerNode implements AutoCloseable {
                     LOG.warn("{}: client port {} was taken, trying another", name(), identity.clientPort());
                     identity = new NodeIdentity(identity.index(), identity.name(), identity.ipAddress(),
                             FreePorts.pick(), identity.replicationPort());
+                    if (jmxPort != 0) {
+                        jmxPort = FreePorts.pick();
+                    }
                     continue;
                 }
                 throw new IllegalStateException(name() + " did not start: " + e.getMessage()
@@ -201,7 +221,9 @@ public final class BrokerNode implements AutoCloseable {
         if (isRunning()) {
             stop();
         }
-        int before = listeningCount(logs());
+        String previous = logs();
+        int before = listeningCount(previous);
+        runOffset = previous.length();
         long began = System.nanoTime();
         docker().startContainerCmd(containerId()).exec();
         awaitListening(containerId(), before, settings.startupTimeout);
@@ -270,6 +292,258 @@ public final class BrokerNode implements AutoCloseable {
         return LogUtils.getOutput(docker(), containerId());
     }
 
+    /** What the broker printed since the container was last started or restarted. */
+    public String currentRunLogs() {
+        String all = logs();
+        return all.substring(Math.min(runOffset, all.length()));
+    }
+
+    /** How many lines of {@link #logs()} contain {@code text}. */
+    public int countLogLines(String text) {
+        return (int) logs().lines().filter(line -> line.contains(text)).count();
+    }
+
+    /**
+     * The JE states this node logged ({@code HA-1001 : Role changed}), oldest first, over every run of this
+     * container: {@code MASTER}, {@code REPLICA (master node2)}, {@code UNKNOWN}, {@code DETACHED}. MASTER is JE's
+     * view: a master serves clients only once a majority acknowledged it ({@code HA-1005}), so "accepts clients"
+     * is {@link BrokerCluster#nodesAcceptingClients}.
+     */
+    public List<String> loggedRoles() {
+        return roles(logs());
+    }
+
+    /** {@link #loggedRoles()} of the current run only (since the last start or restart). */
+    public List<String> currentRunRoles() {
+        return roles(currentRunLogs());
+    }
+
+    private List<String> roles(String output) {
+        List<String> roles = new ArrayList<>();
+        Matcher m = ROLE_CHANGED.matcher(output);
+        while (m.find()) {
+            if (m.group(1).equals(name())) {
+                roles.add(m.group(2).trim());
+            }
+        }
+        return roles;
+    }
+
+    /** The last state this node logged with {@code HA-1001} in its current run, or empty before the first. */
+    public Optional<String> lastLoggedRole() {
+        List<String> roles = currentRunRoles();
+        return roles.isEmpty() ? Optional.empty() : Optional.of(roles.get(roles.size() - 1));
+    }
+
+    /**
+     * Waits until the last state this node logged in its current run is {@code role} (e.g.
+     * {@code "REPLICA (master node2)"}, or just {@code "REPLICA"} for any master) and returns it.
+     */
+    public String awaitLoggedRole(String role, Duration timeout) {
+        try {
+            await(name() + " logging " + role).atMost(timeout).pollInterval(Duration.ofMillis(250))
+                    .until(() -> lastLoggedRole().filter(r -> r.equals(role) || r.startsWith(role + " ")).isPresent());
+        } catch (ConditionTimeoutException e) {
+            throw new AssertionError(name() + " did not log the role " + role + " within " + timeout
+                    + "; its roles this run: " + currentRunRoles() + "\n--- its last lines ---\n" + tail(logs(), 40), e);
+        }
+        return lastLoggedRole().orElseThrow();
+    }
+
+    /**
+     * JE's own view of this node, from JE's {@code DbPing} run inside the node's container against its
+     * replication port: its state, the master it knows and how far its log goes. Works without JMX, on any
+     * running (not paused) node of a {@code bdb-ha} group.
+     *
+     * @throws IllegalStateException if the node does not answer
+     */
+    public ReplicationStatus ping() {
+        requireStarted();
+        String group = storeElement("groupName").orElse(StoreSection.DEFAULT_GROUP);
+        String node = storeElement("nodeName").orElse(name());
+        String hostPort = storeElement("nodeHostPort").orElse(identity.replicationAddress());
+        try {
+            org.testcontainers.containers.Container.ExecResult result = container.execInContainer("java", "-Xmx48m",
+                    "-XX:TieredStopAtLevel=1", "-Xshare:auto", "-cp", HOME + "/lib/*", "com.sleepycat.je.rep.util.DbPing",
+                    "-groupName", group, "-nodeName", node, "-nodeHost", hostPort, "-socketTimeout", "5000");
+            if (result.getExitCode() != 0) {
+                throw new IllegalStateException(name() + ": DbPing exited " + result.getExitCode() + ": "
+                        + result.getStdout() + result.getStderr());
+            }
+            return ReplicationStatus.parse(result.getStdout());
+        } catch (IOException e) {
+            throw new IllegalStateException(name() + ": cannot run DbPing", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(name() + ": interrupted while running DbPing", e);
+        }
+    }
+
+    // --- JMX (the broker-jmx module) ----------------------------------------------------------------------
+
+    /** The host-side JMX port, or 0 if the node has no JMX ({@link Builder#jmx()}). */
+    public int jmxPort() {
+        return jmxPort;
+    }
+
+    /** {@code service:jmx:rmi:///jndi/rmi://127.0.0.1:P/jmxrmi}. */
+    public String jmxServiceUrl() {
+        requireJmx();
+        return "service:jmx:rmi:///jndi/rmi://127.0.0.1:" + jmxPort + "/jmxrmi";
+    }
+
+    /** The {@code NodeState} attribute of the HA MBean: MASTER, REPLICA, UNKNOWN, DETACHED ... */
+    public String nodeState() {
+        Object state = jmx(connection -> connection.getAttribute(haMBean(), "NodeState"));
+        return String.valueOf(state);
+    }
+
+    /** The {@code DesignatedPrimary} attribute of the HA MBean. */
+    public boolean isDesignatedPrimary() {
+        return Boolean.TRUE.equals(jmx(connection -> connection.getAttribute(haMBean(), "DesignatedPrimary")));
+    }
+
+    /**
+     * An operator's designation (spec 1.6.3 step 3): sets the HA MBean's {@code DesignatedPrimary} attribute to
+     * true over JMX, as admin. The broker refuses, with its explanation in the exception, while the other node
+     * still answers as master.
+     */
+    public void designatePrimary() {
+        setDesignatedPrimary(true);
+    }
+
+    /** Sets the {@code DesignatedPrimary} attribute over JMX. */
+    public void setDesignatedPrimary(boolean designated) {
+        jmx(connection -> {
+            connection.setAttribute(haMBean(), new javax.management.Attribute("DesignatedPrimary", designated));
+            return null;
+        });
+        LOG.info("{}: DesignatedPrimary set to {} over JMX", name(), designated);
+    }
+
+    /** Invokes the HA MBean's {@code designatePrimary(boolean force)} operation. */
+    public void designatePrimary(boolean force) {
+        jmx(connection -> connection.invoke(haMBean(), "designatePrimary", new Object[] {force},
+                new String[] {boolean.class.getName()}));
+        LOG.info("{}: designatePrimary(force={}) invoked over JMX", name(), force);
+    }
+
+    /** What a JMX call does with the connection. */
+    @FunctionalInterface
+    public interface JmxCall<T> {
+        T call(javax.management.MBeanServerConnection connection) throws Exception;
+    }
+
+    /**
+     * Connects as admin, runs {@code call}, disconnects; fails after 20 s (a paused or
+     * cut-off node would otherwise hang the RMI call). Failures carry the broker's message.
+     */
+    public <T> T jmx(JmxCall<T> call) {
+        requireJmx();
+        String url = jmxServiceUrl();
+        java.util.concurrent.CompletableFuture<T> result = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+            java.util.Map<String, Object> environment = java.util.Map.of(
+                    javax.management.remote.JMXConnector.CREDENTIALS, new String[] {ADMIN_USER, ADMIN_PASSWORD});
+            try (javax.management.remote.JMXConnector connector = javax.management.remote.JMXConnectorFactory.connect(
+                    new javax.management.remote.JMXServiceURL(url), environment)) {
+                return call.call(connector.getMBeanServerConnection());
+            } catch (Exception e) {
+                throw new java.util.concurrent.CompletionException(e);
+            }
+        });
+        try {
+            return result.get(JMX_TIMEOUT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS);
+        } catch (java.util.concurrent.ExecutionException e) {
+            Throwable cause = e.getCause() instanceof java.util.concurrent.CompletionException ce && ce.getCause() != null
+                    ? ce.getCause() : e.getCause();
+            throw new IllegalStateException(name() + ": JMX call at " + url + " failed: " + describe(cause), cause);
+        } catch (java.util.concurrent.TimeoutException e) {
+            result.cancel(true);
+            throw new IllegalStateException(name() + ": JMX call at " + url + " did not answer within " + JMX_TIMEOUT, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(name() + ": interrupted during a JMX call", e);
+        }
+    }
+
+    private static javax.management.ObjectName haMBean() throws javax.management.MalformedObjectNameException {
+        return new javax.management.ObjectName(HA_MBEAN);
+    }
+
+    /** The messages of a JMX failure's causes (an MBean's refusal arrives wrapped in MBeanException et al.). */
+    private static String describe(Throwable failure) {
+        StringBuilder text = new StringBuilder();
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            if (text.length() > 0) {
+                text.append(" <- ");
+            }
+            text.append(t.getClass().getSimpleName()).append(": ").append(t.getMessage());
+            if (t.getCause() == t) {
+                break;
+            }
+        }
+        return text.toString();
+    }
+
+    private void requireJmx() {
+        if (jmxPort == 0) {
+            throw new IllegalStateException(name() + " has no JMX: build it with BrokerNode.Builder.jmx()");
+        }
+    }
+
+    // --- an empty store ---------------------------------------------------------------------------------------
+
+    /**
+     * A node whose volume was wiped: saves this container's output, removes the container (killing the broker
+     * if it still runs) and starts a new one with the same name, IP, ports and configuration but an empty work
+     * directory, so an empty store. Returns once the broker listens. {@link #logs()} then holds the new
+     * container's output only; the old one's is in {@code target/container-logs/<container>-<n>.log}.
+     */
+    public BrokerNode recreateWithEmptyStore() {
+        requireStarted();
+        if (paused) {
+            unpause();
+        }
+        NodeContainer old = container;
+        saveLogs(old, containerName + "-" + incarnation + ".log");
+        incarnation++;
+        old.stop();
+        container = null;
+        disconnected = false;
+        LOG.info("{}: container removed (store wiped); starting an empty one", name());
+        return start();
+    }
+
+    private Optional<String> storeElement(String element) {
+        Matcher m = Pattern.compile("<" + element + ">([^<]*)</" + element + ">").matcher(storeXml());
+        return m.find() ? Optional.of(m.group(1).trim()) : Optional.empty();
+    }
+
+    /**
+     * Saves the container's output as {@code fileName}, and JE's own log of a replicated store (je.info.0 in the
+     * store directory: elections, syncup, rollbacks) next to it as {@code <fileName>.je.info}, if there is one.
+     */
+    private void saveLogs(GenericContainer<?> c, String fileName) {
+        Path file = settings.logDirectory.resolve(fileName);
+        try {
+            Files.createDirectories(file.getParent());
+            Files.writeString(file, safeLogs(c));
+            LOG.info("{}: container output saved to {}", name(), file);
+        } catch (IOException | RuntimeException e) {
+            LOG.warn("{}: could not save the container output: {}", name(), e.toString());
+        }
+        if (c.getContainerId() != null && storeXml().contains("bdb-ha")) {
+            String storePath = storeElement("storePath").orElse(StoreSection.STORE_PATH);
+            String jeLog = (storePath.startsWith("/") ? storePath : WORK + "/" + storePath) + "/je.info.0";
+            try {
+                c.copyFileFromContainer(jeLog, in -> Files.copy(in, file.resolveSibling(fileName + ".je.info"),
+                        java.nio.file.StandardCopyOption.REPLACE_EXISTING));
+            } catch (RuntimeException e) {
+                LOG.debug("{}: no JE log saved: {}", name(), e.toString());
+            }
+        }
+    }
+
     /** The underlying Testcontainers container, for anything this class does not offer (exec, copy files). */
     public GenericContainer<?> container() {
         requireStarted();
@@ -285,12 +559,9 @@ public final class BrokerNode implements AutoCloseable {
                 if (paused) {
                     unpause();
                 }
-                Path file = settings.logDirectory.resolve(containerName + ".log");
-                Files.createDirectories(file.getParent());
-                Files.writeString(file, safeLogs(c));
-                LOG.info("{}: container output saved to {}", name(), file);
-            } catch (IOException | RuntimeException e) {
-                LOG.warn("{}: could not save the container output: {}", name(), e.toString());
+                saveLogs(c, containerName + (incarnation > 1 ? "-" + incarnation : "") + ".log");
+            } catch (RuntimeException e) {
+                LOG.warn("{}: could not unpause before saving the output: {}", name(), e.toString());
             } finally {
                 c.stop();
                 container = null;
@@ -316,12 +587,15 @@ public final class BrokerNode implements AutoCloseable {
                   </listeners>
                   <security usersFile="users" anonymous="false"/>
                   %s
+                  %s
                   <virtualHosts default="default">
                     <virtualHost name="default" file="vhosts/default.xml"/>
                   </virtualHosts>
                 </broker>
                 """.formatted(identity.clientAddress(), identity.clientPort(),
-                settings.limits == null ? "" : "<limits " + settings.limits + "/>");
+                settings.limits == null ? "" : "<limits " + settings.limits + "/>",
+                jmxPort == 0 ? "" : "<management><jmx host=\"0.0.0.0\" port=\"" + jmxPort
+                        + "\" rmiHostname=\"127.0.0.1\"/></management>");
     }
 
     String virtualHostXml() {
@@ -332,6 +606,14 @@ public final class BrokerNode implements AutoCloseable {
                   %s
                 </virtualHost>
                 """.formatted(storeXml(), settings.queues, settings.virtualHostExtras);
+    }
+
+    private String usersFile() {
+        String users = USER + ":" + guestHash + "\n";
+        if (adminHash != null) {
+            users += ADMIN_USER + ":" + adminHash + ":role=admin\n";
+        }
+        return users;
     }
 
     private static String logbackXml() {
@@ -365,7 +647,7 @@ public final class BrokerNode implements AutoCloseable {
                 .withFileSystemBind(lib.toString(), HOME + "/lib", BindMode.READ_ONLY)
                 .withCopyToContainer(Transferable.of(brokerXml()), HOME + "/etc/broker.xml")
                 .withCopyToContainer(Transferable.of(virtualHostXml()), HOME + "/etc/vhosts/default.xml")
-                .withCopyToContainer(Transferable.of(USER + ":" + guestHash + "\n", 0600), HOME + "/etc/users")
+                .withCopyToContainer(Transferable.of(usersFile(), 0600), HOME + "/etc/users")
                 .withCopyToContainer(Transferable.of(logbackXml()), HOME + "/etc/logback.xml")
                 .withWorkingDirectory(HOME)
                 .withLabel("org.tandembroker.systest", "cluster")
@@ -376,14 +658,22 @@ public final class BrokerNode implements AutoCloseable {
                 c.withExtraHost(peer.name(), peer.ipAddress());
             }
         }
+        int jmx = jmxPort;
         c.withCreateContainerCmdModifier(cmd -> {
             ExposedPort amqp = ExposedPort.tcp(id.clientPort());
+            List<ExposedPort> exposed = new ArrayList<>(List.of(amqp));
+            List<PortBinding> bindings = new ArrayList<>(List.of(
+                    new PortBinding(Ports.Binding.bindIpAndPort("127.0.0.1", id.clientPort()), amqp)));
+            if (jmx != 0) {
+                ExposedPort management = ExposedPort.tcp(jmx);
+                exposed.add(management);
+                bindings.add(new PortBinding(Ports.Binding.bindIpAndPort("127.0.0.1", jmx), management));
+            }
             cmd.withName(containerName)
                     .withHostName(id.name())
                     .withIpv4Address(id.ipAddress())
-                    .withExposedPorts(amqp);
-            Objects.requireNonNull(cmd.getHostConfig())
-                    .withPortBindings(new PortBinding(Ports.Binding.bindIpAndPort("127.0.0.1", id.clientPort()), amqp));
+                    .withExposedPorts(exposed);
+            Objects.requireNonNull(cmd.getHostConfig()).withPortBindings(bindings);
         });
         return c;
     }
@@ -498,6 +788,7 @@ public final class BrokerNode implements AutoCloseable {
         private Duration startupTimeout = Duration.ofMinutes(3);
         private Path logDirectory = ContainerEnvironment.moduleDirectory().resolve("target/container-logs");
         private String runId = Integer.toHexString(ThreadLocalRandom.current().nextInt(0x100000, 0xFFFFFF));
+        private boolean jmx;
 
         private Builder(String name) {
             if (!name.matches("[a-z][a-z0-9-]{0,30}")) {
@@ -538,6 +829,17 @@ public final class BrokerNode implements AutoCloseable {
         /** Extra JVM options for the broker (the defaults include {@code -Xmx384m}; a later -Xmx wins). */
         public Builder jvmOptions(String... options) {
             jvmOptions.addAll(List.of(options));
+            return this;
+        }
+
+        /**
+         * Serves JMX (the broker-jmx module): {@code <management><jmx .../></management>} on a free host port P,
+         * the same inside, published on {@code 127.0.0.1:P} (registry and RMI server on P, stubs naming
+         * 127.0.0.1), and an operator {@value #ADMIN_USER}/{@value #ADMIN_PASSWORD} with {@code role=admin}. Needed
+         * for {@link BrokerNode#designatePrimary()} and {@link BrokerNode#nodeState()}.
+         */
+        public Builder jmx() {
+            this.jmx = true;
             return this;
         }
 

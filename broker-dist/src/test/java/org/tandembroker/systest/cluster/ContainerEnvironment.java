@@ -80,6 +80,22 @@ public final class ContainerEnvironment {
                 + "start one with .ci/ensure-docker)");
     }
 
+    /**
+     * Returns when the assembled broker ({@link #brokerLib()}) holds the JMX management module
+     * ({@code broker-jmx-*.jar}), which scenarios that designate a primary need; otherwise skips the calling test
+     * (JUnit assumption), CI or not, saying so. broker-dist must depend on broker-jmx for the jar to be there.
+     */
+    public static void requireBrokerJmx() {
+        boolean assembled;
+        try (Stream<Path> jars = Files.list(brokerLib())) {
+            assembled = jars.anyMatch(p -> p.getFileName().toString().startsWith("broker-jmx-"));
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot list " + brokerLib(), e);
+        }
+        assumeTrue(assembled, "no broker-jmx jar in " + brokerLib() + ": this scenario designates a primary over "
+                + "JMX and needs the broker-jmx module assembled with the broker (a dependency of broker-dist)");
+    }
+
     /** The base image's name, built first if it is missing or out of date. Requires Docker. */
     public static String baseImage() {
         String image = System.getProperty(BASE_IMAGE_PROPERTY,

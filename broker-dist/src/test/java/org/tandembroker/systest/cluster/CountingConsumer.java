@@ -8,6 +8,7 @@ import jakarta.jms.MessageConsumer;
 import jakarta.jms.Session;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * Consumes one queue in a thread of its own and records every message in a {@link ZeroLossChecker}
@@ -15,7 +16,8 @@ import java.util.concurrent.TimeUnit;
  * puts on each. A message is recorded when the application gets it, before it is acknowledged
  * ({@code AUTO_ACKNOWLEDGE} by default; with {@code CLIENT_ACKNOWLEDGE} each is acknowledged, with
  * {@code SESSION_TRANSACTED} each is committed, right after). Runs until {@link #stop()} or its connection
- * fails for good (a failover connection rides over broker failures).
+ * fails for good (a failover connection rides over broker failures), unless told to
+ * {@link #carryOnAfterFailures() carry on}.
  */
 public final class CountingConsumer implements AutoCloseable {
     private final String id;
@@ -27,6 +29,9 @@ public final class CountingConsumer implements AutoCloseable {
     private volatile Connection connection;
     private volatile Throwable failure;
     private volatile long received;
+    private final ConnectionWatch watch = new ConnectionWatch();
+    private boolean carryOn;
+    private volatile int connectionFailures;
     private Thread thread;
 
     public CountingConsumer(String id, ConnectionFactory factory, String queue, ZeroLossChecker checker) {
@@ -54,6 +59,25 @@ public final class CountingConsumer implements AutoCloseable {
         thread.setDaemon(true);
         thread.start();
         return this;
+    }
+
+    /**
+     * Carry on with a new connection when the connection fails for good (a failover connection gave up
+     * reconnecting), instead of stopping. Failures are counted ({@link #connectionFailures()}).
+     */
+    public CountingConsumer carryOnAfterFailures() {
+        this.carryOn = true;
+        return this;
+    }
+
+    /** Connections that ended in a failure. */
+    public int connectionFailures() {
+        return connectionFailures;
+    }
+
+    /** The connection's history: where it is connected, how often it was interrupted. */
+    public ConnectionWatch connection() {
+        return watch;
     }
 
     /** Messages this consumer got, duplicates included. */
@@ -103,9 +127,28 @@ public final class CountingConsumer implements AutoCloseable {
     }
 
     private void run() {
+        while (!stopping) {
+            try {
+                consume();
+            } catch (JMSException | RuntimeException e) {
+                if (stopping) {
+                    return;
+                }
+                connectionFailures++;
+                if (!carryOn) {
+                    failure = e;
+                    return;
+                }
+                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(250)); // do not spin on a refusing cluster
+            }
+        }
+    }
+
+    private void consume() throws JMSException {
         boolean transacted = acknowledgeMode == Session.SESSION_TRANSACTED;
         try (Connection c = factory.createConnection()) {
             connection = c;
+            watch.attach(c);
             c.start();
             Session session = c.createSession(transacted, acknowledgeMode);
             MessageConsumer consumer = session.createConsumer(session.createQueue(queue));
@@ -120,10 +163,6 @@ public final class CountingConsumer implements AutoCloseable {
                 } else if (acknowledgeMode == Session.CLIENT_ACKNOWLEDGE) {
                     message.acknowledge();
                 }
-            }
-        } catch (JMSException | RuntimeException e) {
-            if (!stopping) {
-                failure = e;
             }
         }
     }

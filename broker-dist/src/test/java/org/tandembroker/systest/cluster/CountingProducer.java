@@ -12,6 +12,7 @@ import jakarta.jms.TextMessage;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import org.awaitility.core.ConditionTimeoutException;
 
 /**
@@ -34,10 +35,15 @@ public final class CountingProducer implements AutoCloseable {
     private final ZeroLossChecker checker;
     private int payloadBytes;
     private long limit = -1;
+    private long intervalNanos;
     private volatile boolean stopping;
     private volatile Connection connection;
     private volatile Throwable failure;
     private volatile long attempts;
+    private final ConnectionWatch watch = new ConnectionWatch();
+    private boolean carryOn;
+    private volatile int connectionFailures;
+    private volatile Throwable lastFailure;
     private Thread thread;
 
     public CountingProducer(String id, ConnectionFactory factory, String queue, ZeroLossChecker checker) {
@@ -59,8 +65,23 @@ public final class CountingProducer implements AutoCloseable {
         return this;
     }
 
+    /**
+     * In the background, wait {@code interval} between the end of one send and the start of the next (default:
+     * none). Paces the load, so that a scenario running for a minute moves hundreds of messages, not tens of
+     * thousands; it synchronises nothing.
+     */
+    public CountingProducer interval(Duration interval) {
+        this.intervalNanos = interval.toNanos();
+        return this;
+    }
+
     public String id() {
         return id;
+    }
+
+    /** The background connection's history: where it is connected, how often it was interrupted. */
+    public ConnectionWatch connection() {
+        return watch;
     }
 
     /**
@@ -87,6 +108,27 @@ public final class CountingProducer implements AutoCloseable {
         thread.setDaemon(true);
         thread.start();
         return this;
+    }
+
+    /**
+     * In the background, carry on after a failed send (or a connection that could not be opened) with a new
+     * connection, as an application that retries would, instead of stopping at the first failure. The failed
+     * message stays in doubt; the next one gets the next number. Failures are counted
+     * ({@link #connectionFailures()}, and the ledger's failed sends).
+     */
+    public CountingProducer carryOnAfterFailures() {
+        this.carryOn = true;
+        return this;
+    }
+
+    /** Connections of the background sending that ended in a failure (a failed send or a failed open). */
+    public int connectionFailures() {
+        return connectionFailures;
+    }
+
+    /** The last failure of the background sending, even one it carried on after. */
+    public Optional<Throwable> lastFailure() {
+        return Optional.ofNullable(lastFailure);
     }
 
     /** Messages of this producer the broker confirmed so far (all runs with this id). */
@@ -161,18 +203,35 @@ public final class CountingProducer implements AutoCloseable {
     }
 
     private void run() {
-        try (Connection c = factory.createConnection()) {
-            connection = c;
-            Session session = c.createSession(false, Session.AUTO_ACKNOWLEDGE);
-            MessageProducer producer = producer(session);
-            while (!stopping && (limit < 0 || attempts < limit)) {
-                sendOne(session, producer);
-            }
-        } catch (JMSException | RuntimeException e) {
-            if (!stopping) {
-                failure = e;
+        while (!stopping && !limitReached()) {
+            try (Connection c = factory.createConnection()) {
+                connection = c;
+                watch.attach(c);
+                Session session = c.createSession(false, Session.AUTO_ACKNOWLEDGE);
+                MessageProducer producer = producer(session);
+                while (!stopping && !limitReached()) {
+                    sendOne(session, producer);
+                    if (intervalNanos > 0 && !stopping) {
+                        LockSupport.parkNanos(intervalNanos);
+                    }
+                }
+            } catch (JMSException | RuntimeException e) {
+                if (stopping) {
+                    return;
+                }
+                connectionFailures++;
+                lastFailure = e;
+                if (!carryOn) {
+                    failure = e;
+                    return;
+                }
+                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(250)); // do not spin on a refusing cluster
             }
         }
+    }
+
+    private boolean limitReached() {
+        return limit >= 0 && attempts >= limit;
     }
 
     private MessageProducer producer(Session session) throws JMSException {

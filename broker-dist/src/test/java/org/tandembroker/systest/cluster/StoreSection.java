@@ -57,6 +57,34 @@ public final class StoreSection {
                 .set("helperHostPort", group.get(0).replicationAddress());
     }
 
+    /**
+     * JE settings that keep failure detection in a test to seconds: a replica gives up a silent master, and a
+     * master a silent replica, after 5 s without a heartbeat ({@code je.rep.replicaTimeout},
+     * {@code je.rep.feederTimeout}; JE's default is 30 s, JE's heartbeat interval 1 s); a master rebroadcasts
+     * the election result to nodes not connected to it every 5 s ({@code je.rep.electionsRebroadcastPeriod},
+     * default 1 min), so that a master cut off during an election learns of its successor soon after the
+     * partition heals. A node killed with SIGKILL is noticed at once anyway (its connections are reset), but
+     * an election still tries to reach it: its address no longer answers at all, so each attempt waits for
+     * JE's election connect and read timeouts ({@code je.rep.electionsOpenTimeout},
+     * {@code je.rep.electionsReadTimeout}, 10 s each by default, 2 s here).
+     */
+    public StoreSection quickFailureDetection() {
+        return repConfig("je.rep.replicaTimeout", "5 s")
+                .repConfig("je.rep.feederTimeout", "5 s")
+                .repConfig("je.rep.electionsRebroadcastPeriod", "5 s")
+                .repConfig("je.rep.electionsOpenTimeout", "2 s")
+                .repConfig("je.rep.electionsReadTimeout", "2 s");
+    }
+
+    /**
+     * For two-node groups: a designated primary takes over at the first election it cannot win with the other
+     * node ({@code je.rep.electionsPrimaryRetries} 0; JE's default 2 rides out short network blips, at the cost
+     * of seconds per failover). docs/ha.md: the in-JVM tests use the same.
+     */
+    public StoreSection immediatePrimaryActivation() {
+        return repConfig("je.rep.electionsPrimaryRetries", "0");
+    }
+
     /** Sets (or replaces) the simple element {@code <name>value</name>}. */
     public StoreSection set(String name, String value) {
         elements.put(name, value);

@@ -1,0 +1,114 @@
+package org.tandembroker.systest.cluster;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.stream.Collectors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.testcontainers.DockerClientFactory;
+import org.testcontainers.containers.BindMode;
+import org.testcontainers.containers.GenericContainer;
+import org.testcontainers.containers.wait.strategy.Wait;
+import org.testcontainers.utility.DockerImageName;
+import org.testcontainers.utility.LogUtils;
+
+/**
+ * A JE arbiter for a two-node {@link BrokerCluster}, in a container of its own from the same base image and
+ * the same read-only {@code /tandem/lib} as the brokers, run as {@code bin/arbiter} runs it:
+ * <pre>
+ * java -cp '/tandem/lib/*' org.tandembroker.store.bdbha.ArbiterMain --group tandem --node arbiter
+ *      --host-port arbiter:5000 --helpers node1:5000,node2:5000 --dir /tandem/work/arbiter
+ * </pre>
+ * It gets the next fixed address of the cluster's network after the brokers, its name as network alias (the
+ * brokers find it through Docker's DNS) and every broker in its {@code /etc/hosts}. {@link #start} returns once
+ * ArbiterMain reported its state, i.e. once it found the group's master (or gave up waiting for one: JE keeps
+ * trying in the background).
+ */
+public final class ArbiterNode implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(ArbiterNode.class);
+    private static final int PORT = BrokerNode.REPLICATION_PORT;
+
+    private final String name;
+    private final String containerName;
+    private final GenericContainer<?> container;
+
+    private ArbiterNode(String name, String containerName, GenericContainer<?> container) {
+        this.name = name;
+        this.containerName = containerName;
+        this.container = container;
+    }
+
+    /** Starts an arbiter named {@code name} for {@code cluster}'s group {@value StoreSection#DEFAULT_GROUP}. */
+    @SuppressWarnings("resource") // closed by close()
+    public static ArbiterNode start(BrokerCluster cluster, String name) {
+        String helpers = cluster.identities().stream().map(NodeIdentity::replicationAddress)
+                .collect(Collectors.joining(","));
+        String ip = cluster.network().address(10 + cluster.nodes().size() + 1);
+        String containerName = cluster.node(1).containerName().replaceFirst("-node1$", "-" + name);
+        GenericContainer<?> c = new GenericContainer<>(DockerImageName.parse(ContainerEnvironment.baseImage()))
+                .withNetwork(cluster.network().network())
+                .withNetworkAliases(name)
+                .withFileSystemBind(ContainerEnvironment.brokerLib().toString(), BrokerNode.HOME + "/lib",
+                        BindMode.READ_ONLY)
+                .withWorkingDirectory(BrokerNode.HOME)
+                .withLabel("org.tandembroker.systest", "cluster")
+                .withCommand("java", "-Xmx64m", "-Djava.net.preferIPv4Stack=true", "-cp", BrokerNode.HOME + "/lib/*",
+                        "org.tandembroker.store.bdbha.ArbiterMain", "--group", StoreSection.DEFAULT_GROUP,
+                        "--node", name, "--host-port", name + ":" + PORT, "--helpers", helpers,
+                        "--dir", BrokerNode.WORK + "/arbiter")
+                .waitingFor(Wait.forLogMessage("(?s).*arbiter " + name + " of group .* is .*", 1)
+                        .withStartupTimeout(Duration.ofMinutes(2)))
+                .withCreateContainerCmdModifier(cmd -> cmd.withName(containerName).withHostName(name)
+                        .withIpv4Address(ip));
+        for (NodeIdentity broker : cluster.identities()) {
+            c.withExtraHost(broker.name(), broker.ipAddress());
+        }
+        ArbiterNode arbiter = new ArbiterNode(name, containerName, c);
+        try {
+            c.start();
+        } catch (RuntimeException e) {
+            arbiter.close();
+            throw new IllegalStateException("arbiter " + name + " did not start: " + e.getMessage(), e);
+        }
+        LOG.info("arbiter {} started at {}:{} (ip {}): {}", name, name, PORT, ip, arbiter.logs().trim());
+        return arbiter;
+    }
+
+    public String name() {
+        return name;
+    }
+
+    /** Everything the arbiter printed. */
+    public String logs() {
+        return container.getContainerId() == null ? ""
+                : LogUtils.getOutput(DockerClientFactory.lazyClient(), container.getContainerId());
+    }
+
+    /** {@code docker kill}. */
+    public void kill() {
+        DockerClientFactory.lazyClient().killContainerCmd(container.getContainerId()).exec();
+        LOG.info("arbiter {} killed", name);
+    }
+
+    /** Saves the output to {@code target/container-logs} and removes the container. */
+    @Override
+    public void close() {
+        try {
+            Path file = ContainerEnvironment.moduleDirectory().resolve("target/container-logs")
+                    .resolve(containerName + ".log");
+            Files.createDirectories(file.getParent());
+            Files.writeString(file, logs());
+            if (container.getContainerId() != null) {
+                container.copyFileFromContainer(BrokerNode.WORK + "/arbiter/je.info.0", in -> Files.copy(in,
+                        file.resolveSibling(containerName + ".log.je.info"),
+                        java.nio.file.StandardCopyOption.REPLACE_EXISTING));
+            }
+        } catch (IOException | RuntimeException e) {
+            LOG.warn("arbiter {}: could not save the container output: {}", name, e.toString());
+        } finally {
+            container.stop();
+        }
+    }
+}
