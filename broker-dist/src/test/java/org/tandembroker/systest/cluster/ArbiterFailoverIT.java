@@ -1,0 +1,60 @@
+package org.tandembroker.systest.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Scenario 8 of issue 3: a two-node group with a JE arbiter ({@code bin/arbiter}, i.e. {@code ArbiterMain}, in a
+ * container of its own), master killed: the replica and the arbiter are a majority of three, so the replica is
+ * elected without any operator (no designation: {@code designatedPrimary} false on both nodes, and no
+ * {@code HA-1002} anywhere), the clients continue on it (the arbiter acknowledges its commits in place of the
+ * absent node), and the old master, restarted, rejoins as its replica and catches up.
+ */
+class ArbiterFailoverIT {
+    private static final Logger LOG = LoggerFactory.getLogger(ArbiterFailoverIT.class);
+    private static final Duration DEADLINE = Duration.ofMinutes(2);
+
+    @BeforeAll
+    static void requireDocker() {
+        ContainerEnvironment.requireDocker();
+    }
+
+    @Test
+    void masterOfAPairWithAnArbiterKilledTheReplicaTakesOverWithoutAnOperatorAndTheOldMasterRejoins() {
+        try (BrokerCluster cluster = BrokerCluster.builder().nodes(2)
+                .store((node, group) -> StoreSection.replicated(node, group)
+                        .repConfig("je.rep.electionsOpenTimeout", "2 s")
+                        .repConfig("je.rep.electionsReadTimeout", "2 s").xml())
+                .start();
+             ArbiterNode arbiter = ArbiterNode.start(cluster, "arbiter");
+             FailoverTraffic traffic = FailoverTraffic.start("arbiter-master-killed", cluster.connectionFactory())) {
+            BrokerNode oldMaster = cluster.node(1);
+            BrokerNode replica = cluster.node(2);
+            cluster.awaitOnlyNodeAcceptingClients(oldMaster, DEADLINE);
+            assertThat(arbiter.logs()).as("arbiter joined the group").contains("is REPLICA");
+            traffic.awaitProgress(100, DEADLINE);
+
+            oldMaster.kill();
+            long killedAt = System.nanoTime();
+
+            cluster.awaitOnlyNodeAcceptingClients(replica, DEADLINE);
+            LOG.info("observed: {} accepted clients {} ms after {} was killed", replica.name(),
+                    (System.nanoTime() - killedAt) / 1_000_000, oldMaster.name());
+            traffic.awaitProgress(100, DEADLINE);
+
+            oldMaster.restart();
+
+            oldMaster.awaitLoggedRole("REPLICA (master " + replica.name() + ")", DEADLINE);
+            traffic.awaitProgress(100, DEADLINE);
+            ZeroLossChecker.Report report = traffic.finish(DEADLINE);
+            ThreeNodeMasterFailureIT.awaitCaughtUp(oldMaster, replica);
+            report.assertZeroLoss().assertInOrderApartFromRedeliveries();
+            assertThat(replica.logs() + oldMaster.logs()).as("designations").doesNotContain("HA-1002");
+        }
+    }
+}
