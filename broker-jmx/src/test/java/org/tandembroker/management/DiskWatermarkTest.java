@@ -20,7 +20,6 @@ import javax.management.ObjectName;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.tandembroker.management.store.StoreFigureReader;
 
 /**
  * The disk watermark on a master: with a watermark above the space the store may write, publishes are refused with
@@ -107,7 +106,6 @@ class DiskWatermarkTest {
         assertThat(node.attribute(WATERMARK, "CheckIntervalMillis")).isEqualTo(200L);
         assertThat(node.attribute(VHOST, "DiskSpaceLow")).isEqualTo(false);
         assertThat(node.attribute(VHOST, "PublishRefusal")).isEqualTo("");
-        assertThat(StoreFigureReader.readsReplicatedEnvironments()).isTrue();
         await().atMost(Duration.ofSeconds(10)).until(() -> (Long) node.attribute(STORE, "ActiveLogSize") > 0);
         assertThat((Long) node.attribute(STORE, "ReservedLogSize")).isNotNegative();
         assertThat(node.linesWith("MST-1010")).isEmpty();

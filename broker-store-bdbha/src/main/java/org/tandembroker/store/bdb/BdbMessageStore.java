@@ -250,6 +250,18 @@ public final class BdbMessageStore implements MessageStore {
         };
     }
 
+    /** JE's disk figures for this store; empty unless open. A JE statistics call: not for hot paths. */
+    public Optional<JeLogFigures> logFigures() {
+        if (state.get() != State.OPEN) {
+            return Optional.empty();
+        }
+        try {
+            return Optional.of(JeLogFigures.of(environment.getStats(new StatsConfig())));
+        } catch (RuntimeException e) {
+            return Optional.empty(); // closed concurrently
+        }
+    }
+
     /** Counters for metrics and tests; empty unless open. */
     public Optional<BdbStoreStats> stats() {
         if (state.get() != State.OPEN) {

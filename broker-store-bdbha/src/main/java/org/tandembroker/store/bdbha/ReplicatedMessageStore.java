@@ -1,5 +1,6 @@
 package org.tandembroker.store.bdbha;
 
+import org.tandembroker.store.bdb.JeLogFigures;
 import com.sleepycat.je.rep.ReplicatedEnvironment;
 import java.util.List;
 import java.util.Optional;
@@ -467,6 +468,16 @@ public final class ReplicatedMessageStore implements MessageStore {
     }
 
     /** For tests in this package: the JE environment while open. */
+    /** JE's disk figures for this node's store; empty while the environment is not open. Not for hot paths. */
+    public Optional<JeLogFigures> logFigures() {
+        try {
+            return facade.environment().filter(ReplicatedEnvironment::isValid)
+                    .map(env -> JeLogFigures.of(env.getStats(new com.sleepycat.je.StatsConfig())));
+        } catch (RuntimeException e) {
+            return Optional.empty(); // being closed or replaced: the next reading tries again
+        }
+    }
+
     Optional<ReplicatedEnvironment> environment() {
         return facade.environment();
     }
