@@ -50,6 +50,24 @@ class ZeroLossCheckerTest {
     }
 
     @Test
+    void excusedMessagesAreNotWaitedForButStillReportedAsLost() {
+        settle("durable", 3);
+        settle("unreplicated", 4);
+        receiveInOrder("c1", "durable", 0, 3);
+        checker.received("c1", "unreplicated", 0, false);
+
+        ZeroLossChecker.Report report = checker.awaitZeroLossExcept(Duration.ofSeconds(5),
+                (producer, sequence) -> producer.equals("unreplicated"));
+
+        assertThat(report.lost()).containsOnlyKeys("unreplicated");
+        assertThat(report.lost().get("unreplicated")).containsExactly(1L, 2L, 3L);
+        assertThat(report.lostExcept((producer, sequence) -> producer.equals("unreplicated"))).isEmpty();
+        report.assertZeroLossExcept((producer, sequence) -> producer.equals("unreplicated"));
+        assertThatThrownBy(() -> report.assertZeroLossExcept((producer, sequence) -> sequence < 2))
+                .isInstanceOf(AssertionError.class).hasMessageContaining("unreplicated: 1-3");
+    }
+
+    @Test
     void duplicatesAreCountedAndReportedButAreNotLoss() {
         settle("p1", 3);
         receiveInOrder("c1", "p1", 0, 3);
