@@ -37,17 +37,22 @@ public final class FailoverTraffic implements AutoCloseable {
     private final CountingProducer producer;
     private final CountingConsumer consumer;
 
-    private FailoverTraffic(String name, ConnectionFactory factory) {
+    private FailoverTraffic(String name, ConnectionFactory factory, int payloadBytes) {
         this.name = name;
         String queue = "ha." + name;
         this.producer = new CountingProducer(name + "-p", factory, queue, checker)
-                .interval(SEND_INTERVAL).carryOnAfterFailures();
+                .interval(SEND_INTERVAL).payloadBytes(payloadBytes).carryOnAfterFailures();
         this.consumer = new CountingConsumer(name + "-c", factory, queue, checker).carryOnAfterFailures();
     }
 
     /** Starts a producer and a consumer on queue {@code ha.<name>}. */
     public static FailoverTraffic start(String name, ConnectionFactory factory) {
-        FailoverTraffic traffic = new FailoverTraffic(name, factory);
+        return start(name, factory, 0);
+    }
+
+    /** Starts a producer of messages of {@code payloadBytes} characters and a consumer on queue {@code ha.<name>}. */
+    public static FailoverTraffic start(String name, ConnectionFactory factory, int payloadBytes) {
+        FailoverTraffic traffic = new FailoverTraffic(name, factory, payloadBytes);
         traffic.consumer.start();
         traffic.producer.start();
         return traffic;
