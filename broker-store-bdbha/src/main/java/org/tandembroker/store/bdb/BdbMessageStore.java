@@ -262,6 +262,14 @@ public final class BdbMessageStore implements MessageStore {
         }
     }
 
+    /**
+     * The JE environment while open, for this module's tools (a hot backup runs JE's {@code DbBackup} on it); never
+     * for the broker. It is closed when the store closes.
+     */
+    public Optional<Environment> environment() {
+        return state.get() == State.OPEN ? Optional.ofNullable(environment) : Optional.empty();
+    }
+
     /** Counters for metrics and tests; empty unless open. */
     public Optional<BdbStoreStats> stats() {
         if (state.get() != State.OPEN) {

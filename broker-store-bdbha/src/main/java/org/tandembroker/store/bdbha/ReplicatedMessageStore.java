@@ -467,7 +467,6 @@ public final class ReplicatedMessageStore implements MessageStore {
         return current == null ? Optional.empty() : Optional.of(current.committerStats());
     }
 
-    /** For tests in this package: the JE environment while open. */
     /** JE's disk figures for this node's store; empty while the environment is not open. Not for hot paths. */
     public Optional<JeLogFigures> logFigures() {
         try {
@@ -478,7 +477,11 @@ public final class ReplicatedMessageStore implements MessageStore {
         }
     }
 
-    Optional<ReplicatedEnvironment> environment() {
+    /**
+     * The JE environment while open, for this module's tools (a hot backup runs JE's {@code DbBackup} on it) and
+     * tests; never for the broker. It may be replaced (restart) or closed at any time: check it is valid.
+     */
+    public Optional<ReplicatedEnvironment> environment() {
         return facade.environment();
     }
 
