@@ -18,12 +18,13 @@ import org.tandembroker.core.queue.BrokerQueue;
 import org.tandembroker.core.vhost.VirtualHostImpl;
 import org.tandembroker.management.disk.DiskSpaceGuard;
 import org.tandembroker.management.store.LatestFigures;
+import org.tandembroker.store.bdb.BdbMessageStore;
 import org.tandembroker.store.bdbha.ReplicatedMessageStore;
 
 /**
  * The broker's MBean server and the beans in it: the JVM's platform MXBeans (memory, threads, ... for jconsole),
- * the BDBHAMessageStore bean of each virtual host on the HA store, a bean per virtual host and per queue, and the
- * disk watermark. Each broker has its own MBean server (not the JVM's platform server), so two brokers in one JVM
+ * the BDBHAMessageStore bean of each virtual host on the HA store, the backup bean of each virtual host on a JE
+ * store, a bean per virtual host and per queue, and the disk watermark. Each broker has its own MBean server (not the JVM's platform server), so two brokers in one JVM
  * (tests) do not clash over the spec's fixed names.
  *
  * <p><b>Threads.</b> {@link #bind}, {@link #sync} and {@link #close} run on the management sampler thread (close
@@ -61,6 +62,10 @@ public final class ManagementBeans implements AutoCloseable {
         if (ReplicatedMessageStore.TYPE.equals(host.config().store().type())) {
             register(ReplicatedStoreBean.described(new ReplicatedStoreBean(host, figures, guard)),
                     ObjectNames.replicatedStore(host.name()));
+        }
+        String storeType = host.config().store().type();
+        if (ReplicatedMessageStore.TYPE.equals(storeType) || BdbMessageStore.TYPE.equals(storeType)) {
+            register(BackupBean.described(new BackupBean(host)), ObjectNames.backup(host.name()));
         }
     }
 

@@ -29,6 +29,11 @@ public final class ObjectNames {
         return name(TANDEM_DOMAIN + ":type=Queue,virtualHost=" + value(virtualHost) + ",name=" + value(queue));
     }
 
+    /** {@code org.tandembroker:type=Backup,name=<virtual host>} (hot backups of a JE store). */
+    public static ObjectName backup(String virtualHost) {
+        return name(TANDEM_DOMAIN + ":type=Backup,name=" + value(virtualHost));
+    }
+
     /** {@code org.tandembroker:type=DiskWatermark}. */
     public static ObjectName diskWatermark() {
         return name(TANDEM_DOMAIN + ":type=DiskWatermark");

@@ -10,6 +10,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.stream.Collectors;
+import javax.management.openmbean.CompositeData;
 import javax.management.openmbean.CompositeDataSupport;
 import javax.management.openmbean.CompositeType;
 import javax.management.openmbean.OpenDataException;
@@ -50,6 +51,9 @@ final class ReplicatedStoreBean implements ReplicatedStoreMBean {
     static final String REPLICATION_DELAY_MILLIS = "ReplicationDelayMillis";
     private static final CompositeType NODE_ROW;
     private static final TabularType NODE_TABLE;
+    private static final String[] PING_ITEMS = {"NodeName", "NodeHostPort", "NodeState", "MasterName", "JEVersion",
+            "LogVersion", "TransactionEndVLSN", "MasterTransactionEndVLSN", "ActiveFeeders", "SystemLoad"};
+    private static final CompositeType PING_ANSWER;
 
     static {
         try {
@@ -66,6 +70,15 @@ final class ReplicatedStoreBean implements ReplicatedStoreMBean {
                             SimpleType.LONG, SimpleType.LONG});
             NODE_TABLE = new TabularType("GroupMembers", "Replication group members", NODE_ROW,
                     new String[] {NODE_NAME});
+            PING_ANSWER = new CompositeType("NodePing", "What a node answered JE's DbPing", PING_ITEMS,
+                    new String[] {"The node's name", "Its replication host / port", "MASTER, REPLICA, UNKNOWN, "
+                            + "DETACHED as the node itself says", "The master it knows; empty: none",
+                            "Its JE version", "Its JE log format version", "VLSN of its last transaction end",
+                            "The master's last transaction end VLSN as it knows it", "Replicas it feeds",
+                            "Its system load average"},
+                    new OpenType<?>[] {SimpleType.STRING, SimpleType.STRING, SimpleType.STRING, SimpleType.STRING,
+                            SimpleType.STRING, SimpleType.INTEGER, SimpleType.LONG, SimpleType.LONG,
+                            SimpleType.INTEGER, SimpleType.DOUBLE});
         } catch (OpenDataException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -111,12 +124,14 @@ final class ReplicatedStoreBean implements ReplicatedStoreMBean {
                                 + "STOPPED state"),
                         Map.entry("designatePrimary", "Designate this node primary; force=true skips the check that "
                                 + "the other node is not MASTER (split-brain risk)"),
-                        Map.entry("pingNode", "JE's DbPing view of a node: state, master, VLSNs")),
+                        Map.entry("pingNode", "JE's DbPing view of a node: state, master, VLSNs"),
+                        Map.entry("pingNodeDetails", "JE's DbPing view of a node as data: state, master, VLSNs")),
                 Map.of("removeNodeFromGroup", List.of("nodeName"),
                         "updateAddress", List.of("nodeName", "newHostName", "newPort"),
                         "designatePrimary", List.of("force"),
-                        "pingNode", List.of("nodeName")),
-                Set.of("pingNode"));
+                        "pingNode", List.of("nodeName"),
+                        "pingNodeDetails", List.of("nodeName")),
+                Set.of("pingNode", "pingNodeDetails"));
     }
 
     private ReplicatedMessageStore store() {
@@ -334,6 +349,27 @@ final class ReplicatedStoreBean implements ReplicatedStoreMBean {
         } catch (Exception e) {
             throw new IllegalStateException("node " + nodeName + " at " + member.hostPort() + " does not answer: "
                     + String.valueOf(e.getMessage()).lines().findFirst().orElse(e.getClass().getSimpleName()));
+        }
+    }
+
+    @Override
+    public CompositeData pingNodeDetails(String nodeName) {
+        ReplicatedMessageStore store = store();
+        GroupMember member = member(store, nodeName);
+        NodePing.Answer answer;
+        try {
+            answer = NodePing.ping(member, store.groupName(), PrimaryDesignation.PING_TIMEOUT_MILLIS);
+        } catch (Exception e) {
+            throw new IllegalStateException("node " + nodeName + " at " + member.hostPort() + " does not answer: "
+                    + String.valueOf(e.getMessage()).lines().findFirst().orElse(e.getClass().getSimpleName()));
+        }
+        try {
+            return new CompositeDataSupport(PING_ANSWER, PING_ITEMS, new Object[] {answer.nodeName(),
+                    member.hostPort(), answer.state(), answer.masterName().orElse(""), answer.jeVersion(),
+                    answer.logVersion(), answer.transactionEndVlsn(), answer.masterTransactionEndVlsn(),
+                    answer.activeFeeders(), answer.systemLoad()});
+        } catch (OpenDataException e) {
+            throw new IllegalStateException("cannot describe the answer of node " + nodeName + ": " + e.getMessage(), e);
         }
     }
 

@@ -1,5 +1,6 @@
 package org.tandembroker.management.jmx;
 
+import javax.management.openmbean.CompositeData;
 import javax.management.openmbean.TabularData;
 
 /**
@@ -86,4 +87,11 @@ public interface ReplicatedStoreMBean {
 
     /** JE's DbPing view of a node of the group (state, master, VLSNs), asked over the network. Read only. */
     String pingNode(String nodeName);
+
+    /**
+     * {@link #pingNode(String)} as data (what {@code ha-admin ping} shows): NodeName, NodeHostPort, NodeState,
+     * MasterName (empty when none known), JEVersion, LogVersion, TransactionEndVLSN, MasterTransactionEndVLSN,
+     * ActiveFeeders, SystemLoad. Read only.
+     */
+    CompositeData pingNodeDetails(String nodeName);
 }
