@@ -33,9 +33,19 @@ public final class BrokerFiles {
      * Writes the files into {@code directory/etc}; the broker's work directory is {@code directory/work}.
      *
      * @param messageBudget the {@code <memory messageBudget>} value, e.g. {@code 128MiB}
+     * @param envConfig     JE parameters for the store's {@code <envConfig>} elements, as {@code NAME=VALUE}
      */
-    public static BrokerFiles write(Path directory, Path lib, StoreSetup store, String messageBudget)
-            throws IOException, InterruptedException {
+    public static BrokerFiles write(Path directory, Path lib, StoreSetup store, String messageBudget,
+                                    List<String> envConfig) throws IOException, InterruptedException {
+        StringBuilder jeParameters = new StringBuilder();
+        for (String pair : envConfig) {
+            int eq = pair.indexOf('=');
+            if (eq <= 0) {
+                throw new IllegalArgumentException("a JE parameter must read NAME=VALUE, not '" + pair + "'");
+            }
+            jeParameters.append("    <envConfig><name>").append(pair, 0, eq).append("</name><value>")
+                    .append(pair.substring(eq + 1)).append("</value></envConfig>\n");
+        }
         Path etc = Files.createDirectories(directory.resolve("etc"));
         Files.createDirectories(directory.resolve("work"));
         Files.writeString(etc.resolve("broker.xml"), """
@@ -61,14 +71,15 @@ public final class BrokerFiles {
                     <storePath>%s/store</storePath>
                     <durability>%s</durability>
                     <coalescingSync>%s</coalescingSync>
-                  </store>
+                %s  </store>
                   <queues autoCreate="true">
                     <defaults durable="true" maxDepthMessages="0" maxDepthBytes="0" messageTtl="0" maxDeliveries="10"
                               deadLetterQueue="DLQ"/>
                     <queue name="DLQ"/>
                   </queues>
                 </virtualHost>
-                """.formatted(store.name(), VIRTUAL_HOST, VIRTUAL_HOST, store.durability(), store.coalescingSync()));
+                """.formatted(store.name(), VIRTUAL_HOST, VIRTUAL_HOST, store.durability(), store.coalescingSync(),
+                jeParameters));
         Files.writeString(etc.resolve("logback.xml"), """
                 <configuration scan="false">
                   <contextListener class="ch.qos.logback.classic.jul.LevelChangePropagator">

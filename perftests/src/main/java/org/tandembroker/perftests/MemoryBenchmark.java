@@ -65,6 +65,10 @@ public final class MemoryBenchmark implements Callable<Integer> {
             description = "Limit of each phase, publishing and draining (default: ${DEFAULT-VALUE}).")
     private Duration timeout;
 
+    @Option(names = "--je", paramLabel = "NAME=VALUE",
+            description = "A JE parameter for the store's <envConfig> (repeatable), e.g. je.maxMemoryPercent=20.")
+    private List<String> envConfig = new ArrayList<>();
+
     @Option(names = "--prefetch", paramLabel = "N", defaultValue = "0",
             description = "Each consumer's prefetch (link credit); 0 keeps Qpid JMS's default, 1000.")
     private int prefetch;
@@ -86,10 +90,34 @@ public final class MemoryBenchmark implements Callable<Integer> {
                           Duration publishTime, Duration drainTime, long storeBytesAfterPublish, GcLog gc,
                           long idleRssBytes, long peakRssBytes, long hwmBytes, boolean stayedUp,
                           boolean outOfMemory, int exitCode, int warnings, int errors, List<String> problems,
-                          List<String> clientErrors, Path resultsFolder) {
+                          List<String> clientErrors, CpuShare publishCpu, CpuShare drainCpu, Path resultsFolder) {
         public boolean passed() {
             return ledger.complete() && drained && stayedUp && !outOfMemory && confirmed > 0
                     && clientErrors.isEmpty();
+        }
+    }
+
+    /** CPU used during a phase by the broker, this client and every other process, in % of one core. */
+    public record CpuShare(double broker, double client, double other) {
+        static CpuShare between(CpuMark start, CpuMark end) {
+            double nanos = Math.max(1, end.wall() - start.wall());
+            double broker = end.broker().minus(start.broker()).toNanos();
+            double client = end.client().minus(start.client()).toNanos();
+            double machine = end.machine().minus(start.machine()).toNanos();
+            return new CpuShare(100 * broker / nanos, 100 * client / nanos,
+                    Math.max(0, 100 * (machine - broker - client) / nanos));
+        }
+
+        @Override
+        public String toString() {
+            return String.format(Locale.ROOT, "%.0f %% / %.0f %% / %.0f %%", broker, client, other);
+        }
+    }
+
+    private record CpuMark(long wall, Duration broker, Duration client, Duration machine) {
+        static CpuMark now(BrokerProcess broker) {
+            return new CpuMark(System.nanoTime(), broker.cpuTime(),
+                    ProcessHandle.current().info().totalCpuDuration().orElse(Duration.ZERO), SystemCpu.busy());
         }
     }
 
@@ -125,8 +153,8 @@ public final class MemoryBenchmark implements Callable<Integer> {
         jvmOptions.addAll(brokerJvmOptions);
         progress.println(String.format(Locale.ROOT, "memory: %,d messages of %d B, %d producers (%d in flight each),"
                         + " %d consumers (prefetch %d, 0 = client default); broker %s, messageBudget %s, store %s;"
-                        + " results in %s", messages, bodySize, producers, inFlight, consumers, prefetch,
-                String.join(" ", jvmOptions), messageBudget, setup.name(), results));
+                        + " JE parameters %s; results in %s", messages, bodySize, producers, inFlight, consumers,
+                prefetch, String.join(" ", jvmOptions), messageBudget, setup.name(), envConfig, results));
 
         String queue = "perf-memory";
         DeliveryLedger ledger = new DeliveryLedger(producers);
@@ -136,7 +164,7 @@ public final class MemoryBenchmark implements Callable<Integer> {
         ConcurrentLinkedQueue<String> errors = new ConcurrentLinkedQueue<>();
         Path directory = Files.createTempDirectory(temp, "tandem-perf-memory-");
         try {
-            BrokerFiles files = BrokerFiles.write(directory, lib, setup, messageBudget);
+            BrokerFiles files = BrokerFiles.write(directory, lib, setup, messageBudget, envConfig);
             try (BrokerProcess broker = BrokerProcess.start(lib, files, jvmOptions);
                  MemorySampler sampler = new MemorySampler(broker.pid(), 500, () -> phase, confirmed::sum,
                          consumed::sum)) {
@@ -147,6 +175,7 @@ public final class MemoryBenchmark implements Callable<Integer> {
                 phase = "publishing";
                 progress.run("memory: publish", Duration.ZERO);
                 long publishStart = System.nanoTime();
+                CpuMark publishMark = CpuMark.now(broker);
                 List<Thread> publishers = new ArrayList<>();
                 for (int p = 0; p < producers; p++) {
                     long share = messages / producers + (p < messages % producers ? 1 : 0);
@@ -155,6 +184,8 @@ public final class MemoryBenchmark implements Callable<Integer> {
                 }
                 awaitPublishers(publishers, broker, sampler, confirmed, progress);
                 Duration publishTime = Duration.ofNanos(System.nanoTime() - publishStart);
+                CpuMark drainMark = CpuMark.now(broker);
+                CpuShare publishCpu = CpuShare.between(publishMark, drainMark);
                 long storeBytes = sizeOf(files.work());
                 progress.println(String.format(Locale.ROOT, "published %,d confirmed (%,d failed) in %s, %,.0f msg/s;"
                                 + " broker RSS %s; store %s on disk", confirmed.sum(), failed.sum(),
@@ -173,6 +204,7 @@ public final class MemoryBenchmark implements Callable<Integer> {
                         && progress.awaitDrain(timeout, ledger::confirmedCount, ledger::confirmedArrivals,
                         () -> broker.isAlive() && consumerThreads.stream().anyMatch(Thread::isAlive));
                 Duration drainTime = Duration.ofNanos(System.nanoTime() - drainStart);
+                CpuShare drainCpu = CpuShare.between(drainMark, CpuMark.now(broker));
                 phase = "stopping";
                 for (Thread consumer : consumerThreads) {
                     consumer.join(60_000);
@@ -187,7 +219,8 @@ public final class MemoryBenchmark implements Callable<Integer> {
                 Outcome outcome = new Outcome(confirmed.sum(), failed.sum(), ledger.check(), drained, publishTime,
                         drainTime, storeBytes, GcLog.read(gcLog), idleRss, sampler.peakRssBytes(),
                         sampler.highWaterMarkBytes(), stayedUp, broker.sawOutOfMemory(), exit, broker.warnings(),
-                        broker.errors(), broker.problems(), List.copyOf(errors), results);
+                        broker.errors(), broker.problems(), List.copyOf(errors), publishCpu, drainCpu,
+                        results);
                 writeTimeline(sampler.samples(), results.resolve("memory-timeline.csv"));
                 Table summary = summary(outcome);
                 summary.writeCsv(results.resolve("memory.csv"));
@@ -239,6 +272,8 @@ public final class MemoryBenchmark implements Callable<Integer> {
         table.add(List.of("store on disk after publishing", mib(o.storeBytesAfterPublish())));
         table.add(List.of("drain time", String.format(Locale.ROOT, "%s (%,.0f msg/s)", seconds(o.drainTime()),
                 check.received() / seconds(o.drainTime().toNanos()))));
+        table.add(List.of("CPU while publishing: broker / client / other processes", o.publishCpu().toString()));
+        table.add(List.of("CPU while draining: broker / client / other processes", o.drainCpu().toString()));
         table.add(List.of("total time", seconds(o.publishTime().plus(o.drainTime()))));
         table.add(List.of("received (distinct) / missing / duplicates", String.format(Locale.ROOT, "%,d / %,d / %,d",
                 check.received(), check.missing(), check.duplicates())));
@@ -264,9 +299,10 @@ public final class MemoryBenchmark implements Callable<Integer> {
                 .append(LocalDateTime.now().format(DateTimeFormatter.ISO_LOCAL_DATE_TIME)).append("\n\n");
         text.append(String.format(Locale.ROOT, "%,d persistent %d-byte messages to one queue from %d producers"
                         + " (asynchronous sends, at most %d unsettled each), then drained by %d consumers (prefetch %s)."
-                        + " Broker: %s, messageBudget %s, store %s (%s).%n%n", messages, bodySize, producers, inFlight,
+                        + " Broker: %s, messageBudget %s, store %s (%s)%s.%n%n", messages, bodySize, producers, inFlight,
                 consumers, prefetch > 0 ? Integer.toString(prefetch) : "Qpid JMS default, 1000",
-                String.join(" ", jvmOptions), messageBudget, store, StoreSetup.named(store).settings()));
+                String.join(" ", jvmOptions), messageBudget, store, StoreSetup.named(store).settings(),
+                envConfig.isEmpty() ? "" : ", JE parameters " + String.join(" ", envConfig)));
         text.append(summary.markdown()).append('\n');
         if (!o.clientErrors().isEmpty()) {
             text.append("Client errors:\n\n");

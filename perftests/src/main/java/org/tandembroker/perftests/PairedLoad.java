@@ -30,7 +30,8 @@ import org.HdrHistogram.Recorder;
 public final class PairedLoad {
     /** What a run measured. */
     public record Result(int pairs, int bodySize, Duration window, long producedInWindow, long consumedInWindow,
-                         Histogram latencyMicros, Duration brokerCpu, Duration clientCpu, FsyncCount fsyncs,
+                         Histogram latencyMicros, Duration brokerCpu, Duration clientCpu, Duration otherCpu,
+                         FsyncCount fsyncs,
                          DeliveryLedger.Check ledger, boolean drained, List<String> errors) {
         public double producedPerSecond() {
             return producedInWindow / seconds();
@@ -47,6 +48,11 @@ public final class PairedLoad {
 
         public double clientCpuPercent() {
             return 100.0 * clientCpu.toNanos() / window.toNanos();
+        }
+
+        /** CPU used in the window by every other process on the machine, as a percentage of one core. */
+        public double otherCpuPercent() {
+            return Math.max(0, 100.0 * otherCpu.toNanos() / window.toNanos());
         }
 
         private double seconds() {
@@ -108,6 +114,7 @@ public final class PairedLoad {
         latency.getIntervalHistogram(); // discards the warm-up's latencies
         Duration brokerCpuAtStart = broker.cpuTime();
         Duration clientCpuAtStart = clientCpu();
+        Duration machineCpuAtStart = SystemCpu.busy();
         long startNanos = System.nanoTime();
         FsyncCounter.Measurement fsyncMeasurement = fsyncs.start(broker.pid(), window);
 
@@ -118,6 +125,7 @@ public final class PairedLoad {
         Histogram windowLatency = latency.getIntervalHistogram();
         Duration brokerCpu = broker.cpuTime().minus(brokerCpuAtStart);
         Duration clientCpu = clientCpu().minus(clientCpuAtStart);
+        Duration otherCpu = SystemCpu.busy().minus(machineCpuAtStart).minus(brokerCpu).minus(clientCpu);
         Duration measured = Duration.ofNanos(System.nanoTime() - startNanos);
         FsyncCount fsyncCount = fsyncMeasurement.await();
 
@@ -132,7 +140,7 @@ public final class PairedLoad {
             consumer.join(TimeUnit.MINUTES.toMillis(1));
         }
         return new Result(pairs, clients.bodySize(), measured, producedInWindow, consumedInWindow, windowLatency, brokerCpu, clientCpu,
-                fsyncCount, ledger.check(), drained, List.copyOf(errors));
+                otherCpu, fsyncCount, ledger.check(), drained, List.copyOf(errors));
     }
 
     private static Thread start(String name, Runnable body) {

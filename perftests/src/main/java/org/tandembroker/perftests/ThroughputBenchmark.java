@@ -71,6 +71,10 @@ public final class ThroughputBenchmark implements Callable<Integer> {
             defaultValue = "5min", description = "How long to wait for the backlog after a window (default: ${DEFAULT-VALUE}).")
     private Duration drainTimeout;
 
+    @Option(names = "--je", paramLabel = "NAME=VALUE",
+            description = "A JE parameter for the store's <envConfig> (repeatable), e.g. je.maxMemoryPercent=20.")
+    private List<String> envConfig = new ArrayList<>();
+
     @Option(names = "--prefetch", paramLabel = "N", defaultValue = "0",
             description = "Each consumer's prefetch (link credit); 0 keeps Qpid JMS's default, 1000.")
     private int prefetch;
@@ -144,7 +148,7 @@ public final class ThroughputBenchmark implements Callable<Integer> {
         for (StoreSetup store : setups) {
             Path directory = Files.createTempDirectory(temp, "tandem-perf-" + store.name() + "-");
             try {
-                BrokerFiles files = BrokerFiles.write(directory, lib, store, "128MiB");
+                BrokerFiles files = BrokerFiles.write(directory, lib, store, "128MiB", envConfig);
                 try (BrokerProcess broker = BrokerProcess.start(lib, files, brokerJvmOptions)) {
                     Clients clients = new Clients(broker.uri(), files.user(), files.password(), bodySize, prefetch);
                     for (int n : pairs) {
@@ -221,11 +225,11 @@ public final class ThroughputBenchmark implements Callable<Integer> {
                 ? List.of("store", "durability", "coalescingSync", "fsynced_before_confirm", "pairs", "window_s",
                         "consumed_msgs", "produced_msgs", "consumed_msg_per_s", "consumed_kib_per_s",
                         "produced_msg_per_s", "produced_kib_per_s", "latency_p50_ms", "latency_p99_ms",
-                        "latency_max_ms", "fsyncs", "fsyncs_per_msg", "broker_cpu_pct", "client_cpu_pct",
+                        "latency_max_ms", "fsyncs", "fsyncs_per_msg", "broker_cpu_pct", "client_cpu_pct", "other_cpu_pct",
                         "confirmed_total", "received_total", "missing", "duplicates", "drained", "errors")
                 : List.of("store", "durability, coalescingSync", "confirm means", "N", "consumed msg/s",
                         "consumed KiB/s", "produced msg/s", "produced KiB/s", "p50 ms", "p99 ms", "fsyncs/msg",
-                        "broker CPU", "client CPU", "received/confirmed"));
+                        "broker CPU", "client CPU", "other CPU", "received/confirmed"));
         for (Row row : rows) {
             PairedLoad.Result r = row.result();
             StoreSetup s = row.store();
@@ -243,7 +247,7 @@ public final class ThroughputBenchmark implements Callable<Integer> {
                         r.fsyncs().available() ? Long.toString(r.fsyncs().count()) : "",
                         fsyncsPerMessage.equals("n/a") ? "" : fsyncsPerMessage,
                         fixed(r.brokerCpuPercent(), 0), fixed(r.clientCpuPercent(), 0),
-                        Long.toString(check.confirmed()), Long.toString(check.received()),
+                        fixed(r.otherCpuPercent(), 0), Long.toString(check.confirmed()), Long.toString(check.received()),
                         Long.toString(check.missing()), Long.toString(check.duplicates()),
                         Boolean.toString(r.drained()), String.join("; ", r.errors())));
             } else {
@@ -255,6 +259,7 @@ public final class ThroughputBenchmark implements Callable<Integer> {
                         grouped(r.producedPerSecond() * kibPerMessage(row)), millis(r.latencyMicros(), 50),
                         millis(r.latencyMicros(), 99), fsyncsPerMessage,
                         fixed(r.brokerCpuPercent(), 0) + " %", fixed(r.clientCpuPercent(), 0) + " %",
+                        fixed(r.otherCpuPercent(), 0) + " %",
                         String.format(Locale.ROOT, "%,d/%,d%s", check.received() - check.unconfirmedArrivals(),
                                 check.confirmed(), r.drained() ? "" : " (drain timed out)")));
             }
@@ -272,13 +277,17 @@ public final class ThroughputBenchmark implements Callable<Integer> {
                 .append("\n\n");
         text.append(String.format(Locale.ROOT, "Persistent %d-byte messages, one queue per run, N producer/consumer"
                 + " pairs each on its own connection, synchronous sends, AUTO_ACKNOWLEDGE consumers; warm-up %s,"
-                + " measured window %s. Broker JVM options: %s.%n%n", bodySize, warmUp, window,
-                brokerJvmOptions.isEmpty() ? "none (JVM defaults)" : String.join(" ", brokerJvmOptions)));
+                + " measured window %s. Broker JVM options: %s. JE parameters: %s.%n%n", bodySize, warmUp, window,
+                brokerJvmOptions.isEmpty() ? "none (JVM defaults)" : String.join(" ", brokerJvmOptions),
+                envConfig.isEmpty() ? "defaults" : String.join(" ", envConfig)));
         text.append(table.markdown()).append('\n');
         text.append(fsyncs.available()
                 ? "fsyncs/msg: fsync + fdatasync calls of the broker process in the window (perf stat on the syscall"
                         + " tracepoints) per message produced in it; each synchronous send is one store commit.\n"
                 : "fsyncs/msg: n/a: " + fsyncs.unavailableBecause() + "; the broker reports no fsync count itself.\n");
+        text.append("CPU columns: CPU time used in the window, in % of one core (the machine has "
+                + Runtime.getRuntime().availableProcessors() + " cores); \"other\" is every other process on the"
+                + " machine: where it is high, the figures were disturbed.\n");
         text.append("\n## Brokers\n\n");
         for (BrokerNotes b : brokers) {
             text.append(String.format(Locale.ROOT, "- %s: exit code %d after SIGTERM, %d WARN and %d ERROR lines%n",
