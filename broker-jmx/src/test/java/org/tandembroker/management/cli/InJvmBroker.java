@@ -2,12 +2,16 @@ package org.tandembroker.management.cli;
 
 import jakarta.jms.ConnectionFactory;
 import java.io.IOException;
-import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ThreadLocalRandom;
 import org.apache.qpid.jms.JmsConnectionFactory;
 import org.tandembroker.core.config.BrokerConfigLoader;
 import org.tandembroker.core.daemon.Broker;
@@ -24,6 +28,9 @@ import org.tandembroker.core.security.PasswordHash;
 final class InJvmBroker implements AutoCloseable {
     static final String VHOST = "default";
     static final String QUEUE = "orders";
+    private static final int FIRST_PORT = 20000;
+    private static final int LAST_PORT = 32767;
+    private static final Set<Integer> HANDED_OUT = ConcurrentHashMap.newKeySet();
 
     final String name;
     final Path etc;
@@ -124,11 +131,29 @@ final class InJvmBroker implements AutoCloseable {
         return logLines.stream().filter(line -> line.startsWith(code)).toList();
     }
 
+    /**
+     * A port free now, below Linux's ephemeral range (32768-60999 by default) so that no outgoing connection of
+     * this JVM (RMI, JMS, JE) takes it before the broker binds it; never the same one twice in a run.
+     */
     static int freePort() {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
+        int span = LAST_PORT - FIRST_PORT;
+        int start = ThreadLocalRandom.current().nextInt(span);
+        for (int i = 0; i < span; i++) {
+            int port = FIRST_PORT + (start + i) % span;
+            if (!HANDED_OUT.contains(port) && bindable(port) && HANDED_OUT.add(port)) {
+                return port;
+            }
+        }
+        throw new IllegalStateException("no free port between " + FIRST_PORT + " and " + LAST_PORT);
+    }
+
+    private static boolean bindable(int port) {
+        try (ServerSocket socket = new ServerSocket()) {
+            socket.setReuseAddress(false);
+            socket.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 1);
+            return true;
         } catch (IOException e) {
-            throw new UncheckedIOException(e);
+            return false;
         }
     }
 
