@@ -61,7 +61,7 @@ final class DesignatePrimaryCommand extends HaAdminCommand {
                 store.setDesignatedPrimary(true);
             } catch (ToolFailure refused) {
                 if (refused.exitCode() == ToolFailure.REFUSED && refused.getMessage().contains("split brain")) {
-                    throw new ToolFailure(ToolFailure.REFUSED, refused.getMessage() + " (with ha-admin: "
+                    throw new ToolFailure(ToolFailure.REFUSED, brokersExplanation(refused) + " (with ha-admin: "
                             + "designate-primary " + node + " --force)", refused);
                 }
                 throw refused;
@@ -79,6 +79,15 @@ final class DesignatePrimaryCommand extends HaAdminCommand {
                     + "(je.rep.electionsPrimaryRetries)?");
         }
         return new Designation(node, store.designatedPrimary(), force, state);
+    }
+
+    /** The broker's own words: the MBean's exception, under JMX's wrappers. */
+    private static String brokersExplanation(ToolFailure refused) {
+        Throwable root = refused;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        return root == refused ? refused.getMessage() : String.valueOf(root.getMessage()).trim();
     }
 
     private static void pause() {
