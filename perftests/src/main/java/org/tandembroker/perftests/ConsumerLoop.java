@@ -28,9 +28,11 @@ public final class ConsumerLoop implements Runnable {
     private final Recorder latency;
     private final BooleanSupplier keepGoing;
     private final Queue<String> errors;
+    private final Runnable attached;
 
+    /** @param attached run once the consumer is attached to the queue */
     public ConsumerLoop(Clients clients, String queueName, int id, DeliveryLedger ledger, LongAdder consumed,
-                        Recorder latency, BooleanSupplier keepGoing, Queue<String> errors) {
+                        Recorder latency, BooleanSupplier keepGoing, Queue<String> errors, Runnable attached) {
         this.clients = clients;
         this.queueName = queueName;
         this.id = id;
@@ -39,6 +41,7 @@ public final class ConsumerLoop implements Runnable {
         this.latency = latency;
         this.keepGoing = keepGoing;
         this.errors = errors;
+        this.attached = attached;
     }
 
     /** A new latency recorder with 3 significant digits up to {@link #MAX_LATENCY_MICROS}. */
@@ -51,6 +54,7 @@ public final class ConsumerLoop implements Runnable {
         try (Connection connection = clients.connection("perf-consumer-" + id)) {
             Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
             MessageConsumer consumer = session.createConsumer(session.createQueue(queueName));
+            attached.run();
             while (keepGoing.getAsBoolean()) {
                 Message message = consumer.receive(100);
                 if (message == null) {

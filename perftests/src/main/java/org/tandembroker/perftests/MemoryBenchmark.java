@@ -198,7 +198,7 @@ public final class MemoryBenchmark implements Callable<Integer> {
                 List<Thread> consumerThreads = new ArrayList<>();
                 for (int c = 0; c < consumers; c++) {
                     consumerThreads.add(start("perf-consumer-" + c, new ConsumerLoop(clients, queue, c, ledger,
-                            consumed, null, () -> "draining".equals(phase), errors)));
+                            consumed, null, () -> "draining".equals(phase), errors, () -> { })));
                 }
                 boolean drained = broker.isAlive()
                         && progress.awaitDrain(timeout, ledger::confirmedCount, ledger::confirmedArrivals,

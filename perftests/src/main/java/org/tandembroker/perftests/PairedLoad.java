@@ -8,7 +8,9 @@ import jakarta.jms.Session;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 import org.HdrHistogram.Histogram;
@@ -79,6 +81,7 @@ public final class PairedLoad {
     private final Recorder latency = ConsumerLoop.latencyRecorder();
     private final DeliveryLedger ledger;
     private final ConcurrentLinkedQueue<String> errors = new ConcurrentLinkedQueue<>();
+    private final CountDownLatch attached;
     private volatile boolean producing = true;
     private volatile boolean consuming = true;
 
@@ -87,25 +90,32 @@ public final class PairedLoad {
         this.queueName = queueName;
         this.pairs = pairs;
         this.ledger = new DeliveryLedger(pairs);
+        this.attached = new CountDownLatch(2 * pairs);
     }
 
     /**
-     * Runs the load against {@code broker}.
+     * Runs the load against {@code broker}. The warm-up starts once every producer and consumer is attached (on a
+     * busy machine connecting can take seconds). The window ends after {@code window}, or later if fewer than
+     * {@code minWindowMessages} were consumed by then (at most a minute later): the rates divide by the real
+     * length, so they stay honest, and a short smoke window still sees messages.
      *
      * @param fsyncs   counts the broker's fsyncs over the window (or says why it cannot)
      * @param progress told of the phases
      */
-    public Result run(BrokerProcess broker, Duration warmUp, Duration window, Duration drainDeadline,
-                      FsyncCounter fsyncs, Progress progress) throws InterruptedException {
+    public Result run(BrokerProcess broker, Duration warmUp, Duration window, long minWindowMessages,
+                      Duration drainDeadline, FsyncCounter fsyncs, Progress progress) throws InterruptedException {
         List<Thread> consumers = new ArrayList<>();
         List<Thread> producers = new ArrayList<>();
         for (int i = 0; i < pairs; i++) {
             consumers.add(start("perf-consumer-" + i, new ConsumerLoop(clients, queueName, i, ledger, consumed,
-                    latency, () -> consuming, errors)));
+                    latency, () -> consuming, errors, attached::countDown)));
         }
         for (int i = 0; i < pairs; i++) {
             int id = i;
             producers.add(start("perf-producer-" + i, () -> produce(id)));
+        }
+        if (!attached.await(2, TimeUnit.MINUTES)) {
+            errors.add(attached.getCount() + " of " + 2 * pairs + " clients not attached after 2 minutes");
         }
         progress.countDown("warm-up", warmUp, consumed::sum);
 
@@ -119,6 +129,13 @@ public final class PairedLoad {
         FsyncCounter.Measurement fsyncMeasurement = fsyncs.start(broker.pid(), window);
 
         progress.countDown("measuring", window, consumed::sum);
+        long extendedUntil = System.nanoTime() + TimeUnit.MINUTES.toNanos(1);
+        while (consumed.sum() - consumedAtStart < minWindowMessages && System.nanoTime() < extendedUntil
+                && errors.isEmpty()) {
+            progress.update(String.format(Locale.ROOT, "measuring until %,d messages are consumed (%,d so far)",
+                    minWindowMessages, consumed.sum() - consumedAtStart));
+            Thread.sleep(50);
+        }
 
         long producedInWindow = produced.sum() - producedAtStart;
         long consumedInWindow = consumed.sum() - consumedAtStart;
@@ -159,6 +176,7 @@ public final class PairedLoad {
             Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
             MessageProducer producer = session.createProducer(session.createQueue(queueName));
             producer.setDeliveryMode(DeliveryMode.PERSISTENT);
+            attached.countDown();
             while (producing) {
                 producer.send(clients.message(session, id, sequence));
                 ledger.confirmed(id, sequence);

@@ -36,7 +36,8 @@ public final class ThroughputBenchmark implements Callable<Integer> {
     @Option(names = "--quick", description = "2 s warm-up and 5 s windows (unless --warmup/--window are given).")
     private boolean quick;
 
-    @Option(names = "--smoke", description = "A check that the harness works: N=1, 1 s warm-up, 1 s window.")
+    @Option(names = "--smoke", description = "A check that the harness works: N=1, 1 s warm-up, 1 s window"
+            + " extended until 200 messages were consumed.")
     private boolean smoke;
 
     @Option(names = "--warmup", converter = DurationConverter.class, paramLabel = "DURATION",
@@ -55,6 +56,10 @@ public final class ThroughputBenchmark implements Callable<Integer> {
             description = "Store setups: coalescing, no-sync, sync (default: ${DEFAULT-VALUE}).",
             defaultValue = "coalescing,no-sync,sync")
     private List<String> stores;
+
+    @Option(names = "--min-window-messages", paramLabel = "N", defaultValue = "1",
+            description = "Extend a window (by at most a minute) until N messages were consumed in it (default: ${DEFAULT-VALUE}; --smoke: 200).")
+    private long minWindowMessages;
 
     @Option(names = "--body-size", paramLabel = "BYTES", defaultValue = "1024",
             description = "Message body size (default: ${DEFAULT-VALUE}).")
@@ -156,7 +161,8 @@ public final class ThroughputBenchmark implements Callable<Integer> {
                         progress.run(String.format(Locale.ROOT, "run %d/%d %s N=%d", done + 1, totalRuns,
                                 store.name(), n), perRun().multipliedBy(totalRuns - done - 1));
                         PairedLoad load = new PairedLoad(clients, "perf-" + store.name() + "-n" + n, n);
-                        PairedLoad.Result result = load.run(broker, warmUp, window, drainTimeout, fsyncs, progress);
+                        PairedLoad.Result result = load.run(broker, warmUp, window, minWindowMessages, drainTimeout,
+                                fsyncs, progress);
                         rows.add(new Row(store, result));
                         progress.println(summary(store, result));
                         if (!broker.isAlive()) {
@@ -190,6 +196,9 @@ public final class ThroughputBenchmark implements Callable<Integer> {
             }
             if (!given.hasMatchedOption("--pairs")) {
                 pairs = List.of(1);
+            }
+            if (!given.hasMatchedOption("--min-window-messages")) {
+                minWindowMessages = 200;
             }
         } else if (quick) {
             if (!given.hasMatchedOption("--warmup")) {
