@@ -191,6 +191,7 @@ public final class ReplicatedEnvironmentFacade implements AutoCloseable {
             return;
         }
         self.setName(threadName);
+        logRollbackDuringOpen(env);
         generation++;
         environment = env;
         failure = null;
@@ -712,6 +713,26 @@ public final class ReplicatedEnvironmentFacade implements AutoCloseable {
     private static boolean isConflictingDesignation(Throwable e) {
         return e instanceof EnvironmentFailureException
                 && String.valueOf(e.getMessage()).contains("Conflicting Primary designations");
+    }
+
+    /**
+     * JE handles a rollback needed while joining (a "hard recovery": this node had commits the master lacks) inside
+     * the ReplicatedEnvironment constructor: it reopens and joins again, and only records it in the node's
+     * statistics. Operators still need to hear about it, like a rollback at run time.
+     */
+    private void logRollbackDuringOpen(ReplicatedEnvironment env) {
+        try {
+            com.sleepycat.je.utilint.StatGroup nodeStats =
+                    com.sleepycat.je.rep.RepInternal.getNonNullRepImpl(env).getNodeStats();
+            if (nodeStats.getBoolean(com.sleepycat.je.rep.impl.RepImplStatDefinition.HARD_RECOVERY)) {
+                String info = nodeStats.getString(com.sleepycat.je.rep.impl.RepImplStatDefinition.HARD_RECOVERY_INFO);
+                operationalLog.log(LogCode.HA_1004, settings.nodeName(), "rolled back while rejoining the group: "
+                        + "diverged transactions this node committed that the master never received were discarded ("
+                        + info == null ? "no details" : info.lines().findFirst().orElse("") + ")");
+            }
+        } catch (RuntimeException e) {
+            LOG.debug("Node {}: could not read JE's hard-recovery statistics: {}", settings.nodeName(), e.toString());
+        }
     }
 
     private String openFailureReason(Throwable e) {
