@@ -50,6 +50,15 @@ public final class BrokerProcess implements AutoCloseable {
     }
 
     /**
+     * The assembled broker's libraries: {@code -Dtandem.lib}, else {@code <home>/broker-dist/target/lib} where home
+     * is {@code -Dtandem.home} (set by bin/perftest) or the working directory.
+     */
+    public static Path defaultLib() {
+        String lib = System.getProperty("tandem.lib");
+        return lib != null ? Path.of(lib) : ResultsFolder.home().resolve("broker-dist/target/lib");
+    }
+
+    /**
      * Starts {@code BrokerMain} with the files' configuration and work directory; returns once the broker printed
      * {@code listening on amqp://HOST:PORT}.
      */

@@ -11,8 +11,8 @@ import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
 
 /**
- * Where a benchmark run leaves its files ({@code perftests/target/results/<timestamp>/} by default), and where the
- * distribution to test is found.
+ * Where a benchmark run leaves its files ({@code perftests/target/results/<timestamp>-<benchmark>/} by default),
+ * and the clean-up of the brokers' temporary directories.
  */
 public final class ResultsFolder {
     private static final DateTimeFormatter STAMP = DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss");
@@ -23,12 +23,6 @@ public final class ResultsFolder {
     /** The repository root: {@code -Dtandem.home} (set by bin/perftest), else the working directory. */
     public static Path home() {
         return Path.of(System.getProperty("tandem.home", ".")).toAbsolutePath().normalize();
-    }
-
-    /** The assembled broker's libraries: {@code -Dtandem.lib}, else {@code <home>/broker-dist/target/lib}. */
-    public static Path defaultLib() {
-        String lib = System.getProperty("tandem.lib");
-        return lib != null ? Path.of(lib) : home().resolve("broker-dist/target/lib");
     }
 
     /** Creates {@code base/<timestamp>-<kind>} ({@code base} defaults to {@code <home>/perftests/target/results}). */

@@ -86,7 +86,7 @@ public final class ThroughputBenchmark implements Callable<Integer> {
 
     @Option(names = "--lib", paramLabel = "DIR",
             description = "The assembled broker's libraries (default: broker-dist/target/lib).")
-    private Path lib = ResultsFolder.defaultLib();
+    private Path lib = BrokerProcess.defaultLib();
 
     @Option(names = "--results", paramLabel = "DIR",
             description = "Parent folder of the results folder (default: perftests/target/results).")
