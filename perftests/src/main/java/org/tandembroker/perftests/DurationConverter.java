@@ -5,7 +5,10 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import picocli.CommandLine;
 
-/** Durations on the command line as the broker's files write them: {@code 500ms}, {@code 20s}, {@code 5min}, {@code 1h}; a bare number is seconds. */
+/**
+ * Durations on the command line as the broker's files write them: {@code 500ms}, {@code 20s}, {@code 5min},
+ * {@code 1h}; a bare number is seconds.
+ */
 public final class DurationConverter implements CommandLine.ITypeConverter<Duration> {
     private static final Pattern DURATION = Pattern.compile("(\\d+(?:\\.\\d+)?)\\s*(ms|s|min|m|h)?");
 
@@ -13,7 +16,8 @@ public final class DurationConverter implements CommandLine.ITypeConverter<Durat
     public Duration convert(String value) {
         Matcher m = DURATION.matcher(value.trim());
         if (!m.matches()) {
-            throw new CommandLine.TypeConversionException("'" + value + "' is not a duration; examples: 500ms, 20s, 5min, 1h");
+            throw new CommandLine.TypeConversionException(
+                    "'" + value + "' is not a duration; examples: 500ms, 20s, 5min, 1h");
         }
         double amount = Double.parseDouble(m.group(1));
         String unit = m.group(2) == null ? "s" : m.group(2);

@@ -30,23 +30,28 @@ import picocli.CommandLine.Option;
         description = "Publish a million persistent messages to one queue under -Xmx512m, then drain them.")
 public final class MemoryBenchmark implements Callable<Integer> {
 
-    @Option(names = "--messages", defaultValue = "1000000", description = "Messages to publish (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--messages", defaultValue = "1000000",
+            description = "Messages to publish (default: ${DEFAULT-VALUE}).")
     private long messages;
 
-    @Option(names = "--producers", defaultValue = "4", description = "Publishing connections (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--producers", defaultValue = "4",
+            description = "Publishing connections (default: ${DEFAULT-VALUE}).")
     private int producers;
 
     @Option(names = "--in-flight", defaultValue = "100",
             description = "Unsettled sends allowed per producer (default: ${DEFAULT-VALUE}).")
     private int inFlight;
 
-    @Option(names = "--consumers", defaultValue = "4", description = "Draining connections (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--consumers", defaultValue = "4",
+            description = "Draining connections (default: ${DEFAULT-VALUE}).")
     private int consumers;
 
-    @Option(names = "--body-size", defaultValue = "1024", description = "Message body size (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--body-size", defaultValue = "1024",
+            description = "Message body size (default: ${DEFAULT-VALUE}).")
     private int bodySize;
 
-    @Option(names = "--heap", defaultValue = "512m", description = "The broker's -Xmx (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--heap", defaultValue = "512m",
+            description = "The broker's -Xmx (default: ${DEFAULT-VALUE}).")
     private String heap;
 
     @Option(names = "--message-budget", defaultValue = "128MiB",

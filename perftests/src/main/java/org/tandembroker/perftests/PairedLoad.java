@@ -145,6 +145,9 @@ public final class PairedLoad {
         Duration otherCpu = SystemCpu.busy().minus(machineCpuAtStart).minus(brokerCpu).minus(clientCpu);
         Duration measured = Duration.ofNanos(System.nanoTime() - startNanos);
         FsyncCount fsyncCount = fsyncMeasurement.await();
+        if (measured.minus(window).toMillis() > 500) {
+            fsyncCount = FsyncCount.unavailable("the window was extended past the counted period");
+        }
 
         producing = false;
         for (Thread producer : producers) {
@@ -156,8 +159,8 @@ public final class PairedLoad {
         for (Thread consumer : consumers) {
             consumer.join(TimeUnit.MINUTES.toMillis(1));
         }
-        return new Result(pairs, clients.bodySize(), measured, producedInWindow, consumedInWindow, windowLatency, brokerCpu, clientCpu,
-                otherCpu, fsyncCount, ledger.check(), drained, List.copyOf(errors));
+        return new Result(pairs, clients.bodySize(), measured, producedInWindow, consumedInWindow, windowLatency,
+                brokerCpu, clientCpu, otherCpu, fsyncCount, ledger.check(), drained, List.copyOf(errors));
     }
 
     private static Thread start(String name, Runnable body) {

@@ -58,7 +58,8 @@ public final class ThroughputBenchmark implements Callable<Integer> {
     private List<String> stores;
 
     @Option(names = "--min-window-messages", paramLabel = "N", defaultValue = "1",
-            description = "Extend a window (by at most a minute) until N messages were consumed in it (default: ${DEFAULT-VALUE}; --smoke: 200).")
+            description = "Extend a window (by at most a minute) until N messages were consumed in it"
+                    + " (default: ${DEFAULT-VALUE}; --smoke: 200).")
     private long minWindowMessages;
 
     @Option(names = "--body-size", paramLabel = "BYTES", defaultValue = "1024",
@@ -73,7 +74,8 @@ public final class ThroughputBenchmark implements Callable<Integer> {
     private boolean noPerf;
 
     @Option(names = "--drain-timeout", converter = DurationConverter.class, paramLabel = "DURATION",
-            defaultValue = "5min", description = "How long to wait for the backlog after a window (default: ${DEFAULT-VALUE}).")
+            defaultValue = "5min",
+            description = "How long to wait for the backlog after a window (default: ${DEFAULT-VALUE}).")
     private Duration drainTimeout;
 
     @Option(names = "--je", paramLabel = "NAME=VALUE",
