@@ -37,7 +37,8 @@ import picocli.CommandLine.Option;
  * environment variable {@value #PASSWORD_VARIABLE}, else the terminal (asked without echo). With {@code --tls}
  * the registry lookup and the connection use TLS (the broker's {@code <jmx keyStore=...>}); {@code --trust-store}
  * names the certificates to trust, otherwise the JVM's default trust store applies (set with
- * {@code -Djavax.net.ssl.trustStore} in {@code JAVA_OPTS}).
+ * {@code -Djavax.net.ssl.trustStore} in {@code JAVA_OPTS}). The trust store becomes the JVM's default SSL context,
+ * and the JDK's RMI TLS client keeps the first default it used: one trust store per JVM (a command-line tool's).
  *
  * <p>Failures become {@link ToolFailure}s: {@link ToolFailure#CANNOT_CONNECT} when nothing answers,
  * {@link ToolFailure#ACCESS_DENIED} for refused credentials, {@link ToolFailure#USAGE} for unusable options.
