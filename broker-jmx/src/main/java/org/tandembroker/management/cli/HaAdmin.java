@@ -3,7 +3,7 @@ package org.tandembroker.management.cli;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
 import org.tandembroker.store.bdb.tools.ToolFailure;
-import org.tandembroker.store.bdb.tools.Tools;
+import org.tandembroker.store.bdb.tools.ToolCommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
@@ -46,7 +46,7 @@ public final class HaAdmin implements Callable<Integer> {
 
     /** Runs a command line; returns the exit code (nothing here calls System.exit: tests and programs use this). */
     public static int run(PrintWriter out, PrintWriter err, String... args) {
-        return Tools.commandLine(new HaAdmin(), out, err).execute(args);
+        return ToolCommandLine.create(new HaAdmin(), out, err).execute(args);
     }
 
     /** {@code ha-admin} without a command: the usage, as a usage error. */

@@ -64,6 +64,10 @@ import picocli.CommandLine.Option;
  *
  * <p>Exit codes: 0 done, 1 refused or failed (the message says why), 2 usage, 3 cannot connect to the broker's
  * JMX, 4 authentication or role.
+ *
+ * <p><b>Threads.</b> Everything runs on the caller's thread: the tool's main thread, or in the broker the RMI thread
+ * of the JMX call (which holds the backup bean's one-backup-at-a-time lock). JE's {@code DbBackup} is safe to use
+ * while the store's own threads commit.
  */
 @Command(name = "backup.sh", sortOptions = false, usageHelpAutoWidth = true,
         description = {"Backs up a Tandem store directory (bdb or bdb-ha) into an empty directory.",
@@ -111,7 +115,7 @@ public final class BDBBackup implements Callable<Integer> {
     public static int run(PrintWriter out, PrintWriter err, String... args) {
         BDBBackup command = new BDBBackup();
         command.out = out;
-        return Tools.commandLine(command, out, err).execute(args);
+        return ToolCommandLine.create(command, out, err).execute(args);
     }
 
     @Override

@@ -38,7 +38,7 @@ public final class EnableReplication implements Callable<Integer> {
     public static int run(PrintWriter out, PrintWriter err, String... args) {
         EnableReplication command = new EnableReplication();
         command.out = out;
-        return Tools.commandLine(command, out, err).execute(args);
+        return ToolCommandLine.create(command, out, err).execute(args);
     }
 
     @Override

@@ -38,7 +38,7 @@ public final class ResetReplicationGroup implements Callable<Integer> {
     public static int run(PrintWriter out, PrintWriter err, String... args) {
         ResetReplicationGroup command = new ResetReplicationGroup();
         command.out = out;
-        return Tools.commandLine(command, out, err).execute(args);
+        return ToolCommandLine.create(command, out, err).execute(args);
     }
 
     @Override

@@ -8,12 +8,12 @@ import picocli.CommandLine;
  * with its exit code and one line on standard error ({@code <command>: <message>}), never a stack trace; a command
  * line picocli cannot parse prints the error and the usage, exit code {@link ToolFailure#USAGE}.
  */
-public final class Tools {
-    private Tools() {
+public final class ToolCommandLine {
+    private ToolCommandLine() {
     }
 
     /** A picocli command line for {@code command}, writing to {@code out} and {@code err}. */
-    public static CommandLine commandLine(Object command, PrintWriter out, PrintWriter err) {
+    public static CommandLine create(Object command, PrintWriter out, PrintWriter err) {
         CommandLine line = new CommandLine(command);
         line.setOut(out);
         line.setErr(err);
