@@ -62,7 +62,7 @@ import java.util.regex.Pattern;
  *   <tr><td>limits@idleTimeout</td><td>0 (none) or a duration</td><td>60s</td></tr>
  *   <tr><td>limits@maxConnections</td><td>&gt;= 1</td><td>10000</td></tr>
  *   <tr><td>limits@linkCredit</td><td>&gt;= 1</td><td>500</td></tr>
- *   <tr><td>memory@messageBudget</td><td>&gt;= 0 B</td><td>128MiB</td></tr>
+ *   <tr><td>memory@messageBudget</td><td>&gt;= 0 B</td><td>128MiB, at most an eighth of the maximum heap</td></tr>
  *   <tr><td>virtualHosts@default</td><td>a declared virtual host</td><td>the only virtual host, if there is
  *       one; required when there are several</td></tr>
  *   <tr><td>virtualHost@name</td><td>unique, equal to the name in its file</td><td>required</td></tr>
@@ -95,8 +95,13 @@ import java.util.regex.Pattern;
  */
 public final class BrokerConfigLoader {
 
-    /** Bytes of message bodies kept on the heap when {@code <memory messageBudget>} is not set. */
+    /** Upper bound of the body budget when {@code <memory messageBudget>} is not set. */
     public static final long DEFAULT_MESSAGE_BUDGET = 128L * 1024 * 1024;
+
+    /** The body budget when none is configured: 128MiB, but never more than an eighth of the maximum heap. */
+    public static long defaultMessageBudget() {
+        return Math.min(DEFAULT_MESSAGE_BUDGET, Runtime.getRuntime().maxMemory() / 8);
+    }
     public static final String DEFAULT_USERS_FILE = "users";
 
     private static final int MIN_FRAME_SIZE = 512; // AMQP 1.0 MIN-MAX-FRAME-SIZE
@@ -146,11 +151,11 @@ public final class BrokerConfigLoader {
 
         ConnectionLimits limits = limits(root.optionalChild("limits"));
 
-        long messageBudget = DEFAULT_MESSAGE_BUDGET;
+        long messageBudget = defaultMessageBudget();
         Optional<ConfigElement> memory = root.optionalChild("memory");
         if (memory.isPresent()) {
             memory.get().checkStructure(List.of("messageBudget"), List.of());
-            messageBudget = memory.get().bytes("messageBudget", 0, Long.MAX_VALUE, DEFAULT_MESSAGE_BUDGET);
+            messageBudget = memory.get().bytes("messageBudget", 0, Long.MAX_VALUE, messageBudget);
         }
 
         ConfigElement hostsElement = root.requiredChild("virtualHosts",

@@ -1,7 +1,7 @@
 package org.tandembroker.core.message;
 
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import java.util.function.LongFunction;
 
 /**
@@ -16,7 +16,11 @@ public final class ServerMessage {
     private final long id;
     private final MessageMetadata metadata;
     private final boolean stored;
-    private final AtomicInteger references = new AtomicInteger();
+    private static final AtomicIntegerFieldUpdater<ServerMessage> REFERENCES =
+            AtomicIntegerFieldUpdater.newUpdater(ServerMessage.class, "references");
+
+    /** Queue entries holding this message (an updater, not an AtomicInteger: a million messages, a million objects). */
+    private volatile int references;
     private volatile byte[] content;
     private volatile ContentBudget budget;
 
@@ -40,8 +44,21 @@ public final class ServerMessage {
         return stored;
     }
 
-    public AtomicInteger references() {
+    public int references() {
         return references;
+    }
+
+    public void setReferences(int count) {
+        REFERENCES.set(this, count);
+    }
+
+    public int addReference() {
+        return REFERENCES.incrementAndGet(this);
+    }
+
+    /** Drops one reference; returns the number left. */
+    public int dropReference() {
+        return REFERENCES.decrementAndGet(this);
     }
 
     /** The content if it is on the heap; otherwise loads it with {@code loader} (the store's async read). */

@@ -48,6 +48,7 @@ public final class BrokerQueue {
     private final AtomicLong depthBytes = new AtomicLong();
     private final AtomicLong enqueuedTotal = new AtomicLong();
     private final AtomicLong dequeuedTotal = new AtomicLong();
+    private final AtomicLong unrecordedRemovals = new AtomicLong();
 
     // Owned by executor.
     private final ArrayDeque<QueueEntry> fresh = new ArrayDeque<>();
@@ -337,15 +338,17 @@ public final class BrokerQueue {
     // ---- settlement (executor) ----
 
     void accepted(QueueEntry entry, QueueConsumer consumer, CompletableFuture<Void> done) {
-        if (entry.state != QueueEntry.State.ACQUIRED || entry.owner != consumer) {
+        if (entry.state != QueueEntry.State.ACQUIRED || entry.owner != consumer || deleted) {
+            // After shutdown (passivation, broker stop) the store record stays: a redelivery after restart.
             done.complete(null);
             return;
         }
         consumer.unsettled.remove(entry);
         removeEntry(entry).whenComplete((ok, failure) -> {
-            if (failure != null) {
+            if (failure != null && unrecordedRemovals.getAndIncrement() == 0) {
                 LOG.warn("Removing accepted message {} from the store of queue '{}' failed: {}; it may be "
-                        + "redelivered after a restart", entry.message.id(), name(), failure.toString());
+                        + "redelivered after a restart (further failures are counted and reported once)",
+                        entry.message.id(), name(), failure.toString());
             }
             done.complete(null);
         });
@@ -468,7 +471,7 @@ public final class BrokerQueue {
         @Override
         public void rolledBack() {
             if (prepared) {
-                entry.message.references().incrementAndGet();
+                entry.message.addReference();
             }
             // Queued after the enlisting task (same executor), so the entry's state is settled by then.
             executor.execute(() -> {
@@ -503,7 +506,7 @@ public final class BrokerQueue {
         if (message.isStored() && isDurable()) {
             storeTransaction.dequeue(id, message.id());
         }
-        boolean last = message.references().decrementAndGet() == 0;
+        boolean last = message.dropReference() == 0;
         if (last && message.isStored()) {
             storeTransaction.removeMessage(message.id());
         }
@@ -586,7 +589,7 @@ public final class BrokerQueue {
     private void moveTo(BrokerQueue dlq, QueueEntry entry, String reason) {
         ServerMessage message = entry.message;
         StoreTransaction storeTransaction = host.newStoreTransaction();
-        message.references().incrementAndGet();
+        message.addReference();
         if (message.isStored() && dlq.isDurable()) {
             storeTransaction.enqueue(dlq.id(), message.id());
         }
@@ -621,6 +624,11 @@ public final class BrokerQueue {
         CompletableFuture<Void> done = new CompletableFuture<>();
         executor.execute(() -> {
             deleted = true;
+            long unrecorded = unrecordedRemovals.getAndSet(0);
+            if (unrecorded > 1) {
+                LOG.warn("Queue '{}': {} accepted messages could not be removed from the store; they may be "
+                        + "redelivered after a restart", name(), unrecorded);
+            }
             for (QueueConsumer consumer : List.copyOf(consumers)) {
                 consumer.closed = true;
                 consumer.target.closedByBroker(reason);

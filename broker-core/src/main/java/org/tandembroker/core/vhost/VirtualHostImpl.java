@@ -375,7 +375,7 @@ public final class VirtualHostImpl implements VirtualHost {
                 LOG.warn("Ignoring queue entry of message {} on unknown queue {} or missing message", messageId, queueId);
                 return;
             }
-            message.references().incrementAndGet();
+            message.addReference();
             queue.enqueueRecovered(message);
             entries++;
         }
@@ -394,7 +394,7 @@ public final class VirtualHostImpl implements VirtualHost {
             StoreTransaction orphans = source.newTransaction();
             long stored = 0;
             for (ServerMessage message : messages.values()) {
-                if (message.references().get() == 0) {
+                if (message.references() == 0) {
                     orphans.removeMessage(message.id());
                 } else {
                     stored++;
@@ -783,7 +783,7 @@ public final class VirtualHostImpl implements VirtualHost {
             MessageStore current = currentStore();
             boolean stored = metadata.persistent() && targets.stream().anyMatch(BrokerQueue::isDurable);
             ServerMessage message = new ServerMessage(current.nextMessageId(), metadata, incoming.content(), stored);
-            message.references().set(targets.size());
+            message.setReferences(targets.size());
             TransactionalPublish publish = new TransactionalPublish(message, targets);
             if (transaction != null) {
                 ((LocalTransactionImpl) transaction).enlist(publish);

@@ -30,7 +30,7 @@ class ShippedConfigurationTest {
         assertThat(config.usersFile()).isEqualTo(ETC.resolve("users"));
         assertThat(config.anonymousEnabled()).isFalse();
         assertThat(config.limits()).isEqualTo(ConnectionLimits.DEFAULTS);
-        assertThat(config.messageMemoryBudget()).isEqualTo(BrokerConfigLoader.DEFAULT_MESSAGE_BUDGET);
+        assertThat(config.messageMemoryBudget()).isEqualTo(BrokerConfigLoader.defaultMessageBudget());
         assertThat(config.defaultVirtualHost()).isEqualTo("default");
         assertThat(config.virtualHosts()).extracting(VirtualHostConfig::sourceFile)
                 .containsExactly(ETC.resolve("vhosts/default.xml"));

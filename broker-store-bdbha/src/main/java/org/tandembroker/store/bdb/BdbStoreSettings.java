@@ -110,6 +110,9 @@ public record BdbStoreSettings(Path sourceFile, String virtualHostName, Path sto
                 maxDisk, envConfig);
     }
 
+    /** JE's cache as a share of the heap unless envConfig sets je.maxMemoryPercent or je.maxMemory. */
+    public static final String BROKER_CACHE_PERCENT = "20";
+
     /**
      * A fresh JE configuration for this store (JE's configuration objects are mutable, so one per use).
      * The store's fixed choices come last so that nothing overrides them.
@@ -119,6 +122,9 @@ public record BdbStoreSettings(Path sourceFile, String virtualHostName, Path sto
         // One cache for every store in the JVM: otherwise each virtual host's environment takes JE's default
         // share of the heap. envConfig may override it.
         config.setConfigParam(EnvironmentConfig.SHARED_CACHE, "true");
+        // JE's default (60 % of the heap) leaves too little for queues and message bodies: a broker holds a few
+        // hundred bytes per queued message on the heap besides JE (docs/performance.md, Memory).
+        config.setConfigParam(EnvironmentConfig.MAX_MEMORY_PERCENT, BROKER_CACHE_PERCENT);
         for (NameValue parameter : envConfig) {
             config.setConfigParam(parameter.name(), parameter.value());
         }

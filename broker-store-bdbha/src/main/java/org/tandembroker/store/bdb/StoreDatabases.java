@@ -94,7 +94,8 @@ public final class StoreDatabases implements AutoCloseable {
             return new StoreDatabases(environment, schema,
                     open(environment, CONFIG_DB, databaseConfig, opened),
                     open(environment, METADATA_DB, databaseConfig, opened),
-                    open(environment, CONTENT_DB, databaseConfig, opened),
+                    // Bodies are read at most once (on delivery, when not on the heap): keep them out of JE's cache.
+                    open(environment, CONTENT_DB, contentConfig(databaseConfig), opened),
                     open(environment, ENTRIES_DB, databaseConfig, opened));
         } catch (RuntimeException e) {
             for (Database database : opened) {
@@ -102,6 +103,10 @@ public final class StoreDatabases implements AutoCloseable {
             }
             throw e;
         }
+    }
+
+    private static DatabaseConfig contentConfig(DatabaseConfig base) {
+        return base.clone().setCacheMode(com.sleepycat.je.CacheMode.EVICT_LN);
     }
 
     private static Database open(Environment environment, String name, DatabaseConfig databaseConfig,

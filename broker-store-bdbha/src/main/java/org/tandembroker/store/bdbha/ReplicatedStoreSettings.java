@@ -97,6 +97,9 @@ public record ReplicatedStoreSettings(Path sourceFile, String virtualHostName, P
     public static final Map<String, String> BROKER_ENV_DEFAULTS = orderedMap(
             // One cache for every store in the JVM.
             EnvironmentConfig.SHARED_CACHE, "true",
+            // JE's default (60 % of the heap) leaves too little for queues and message bodies: a broker holds a
+            // few hundred bytes per queued message on the heap besides JE (docs/performance.md, Memory).
+            EnvironmentConfig.MAX_MEMORY_PERCENT, BdbStoreSettings.BROKER_CACHE_PERCENT,
             // A commit keeps its write locks while it waits for acknowledgements (up to je.rep.replicaAckTimeout):
             // a conflicting writer must be able to wait that long. JE detects deadlocks without the timeout.
             EnvironmentConfig.LOCK_TIMEOUT, "10 s");
@@ -330,6 +333,14 @@ public record ReplicatedStoreSettings(Path sourceFile, String virtualHostName, P
             if (reserved != null) {
                 throw ConfigException.invalidValue(settings.sourceFile(), element, value,
                         "none: " + name + " is decided by the store (" + reserved + ")");
+            }
+            if (name.equals("je.rep.channelType") || name.startsWith("je.rep.ssl")) {
+                // JE reads its SSL channel settings only from a je.properties file or a ReplicationSSLConfig, not
+                // from ReplicationConfig: set here they would be accepted and ignored, and replication would run
+                // unencrypted while the operator believes otherwise.
+                throw ConfigException.invalidValue(settings.sourceFile(), element, value,
+                        "none: encrypted replication channels are not supported yet (JE would silently ignore "
+                                + name + " here); run replication on a separate, protected network (docs/operations.md)");
             }
             if (!seen.add(name)) {
                 throw ConfigException.invalidValue(settings.sourceFile(), element, value,

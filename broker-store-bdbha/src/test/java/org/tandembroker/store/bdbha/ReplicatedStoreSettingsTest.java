@@ -173,6 +173,22 @@ class ReplicatedStoreSettingsTest {
     }
 
     @Test
+    void sslChannelParametersAreRefusedBecauseJeWouldSilentlyIgnoreThem() {
+        refused(() -> parse(minimal(), List.of(), List.of(new NameValue("je.rep.channelType", "ssl"))),
+                "<store/repConfig je.rep.channelType>", "not supported", "separate, protected network");
+        refused(() -> parse(minimal(), List.of(), List.of(new NameValue("je.rep.ssl.keyStoreFile", "/k.jks"))),
+                "je.rep.ssl.keyStoreFile", "silently ignore");
+    }
+
+    @Test
+    void theJeCacheDefaultsToAFifthOfTheHeapUnlessConfigured() throws Exception {
+        assertThat(parse(minimal()).environmentConfig().getConfigParam(EnvironmentConfig.MAX_MEMORY_PERCENT))
+                .isEqualTo("20");
+        assertThat(parse(minimal(), List.of(new NameValue("je.maxMemoryPercent", "40")), List.of())
+                .environmentConfig().getConfigParam(EnvironmentConfig.MAX_MEMORY_PERCENT)).isEqualTo("40");
+    }
+
+    @Test
     void envConfigIsCheckedByJeAndMaySetNeitherMaxDiskNorDurability() throws Exception {
         refused(() -> parse(minimal(), List.of(new NameValue("je.noSuchThing", "1")), List.of()),
                 "<store/envConfig je.noSuchThing>");
