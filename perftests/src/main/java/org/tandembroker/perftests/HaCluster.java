@@ -1,0 +1,235 @@
+package org.tandembroker.perftests;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import javax.management.Attribute;
+import javax.management.MBeanServerConnection;
+import javax.management.ObjectName;
+import javax.management.remote.JMXConnector;
+import javax.management.remote.JMXConnectorFactory;
+import javax.management.remote.JMXServiceURL;
+
+/**
+ * A replication group of {@code bdb-ha} brokers on loopback, one process per node, each with its own directory
+ * ({@code node-<i>/etc}, {@code node-<i>/work}), AMQP port, replication port and (optionally) JMX port. Node 1
+ * starts first and is the helper of the others, so it becomes the master. Every node shares node 1's users file
+ * (the benchmark user, and an {@code admin} user with the admin role when JMX is on).
+ *
+ * <p>Threads: used by one thread.
+ */
+public final class HaCluster implements AutoCloseable {
+    public static final String GROUP = "tandem-perf";
+
+    private final Path directory;
+    private final Path lib;
+    private final List<String> jvmOptions;
+    private final List<BrokerFiles> files = new ArrayList<>();
+    private final List<Integer> amqpPorts = new ArrayList<>();
+    private final List<Integer> jmxPorts = new ArrayList<>();
+    private final BrokerProcess[] processes;
+    private final String adminPassword;
+
+    private HaCluster(Path directory, Path lib, List<String> jvmOptions, int nodes, String adminPassword) {
+        this.directory = directory;
+        this.lib = lib;
+        this.jvmOptions = jvmOptions;
+        this.processes = new BrokerProcess[nodes];
+        this.adminPassword = adminPassword;
+    }
+
+    /**
+     * Writes the configuration of {@code nodes} nodes under {@code directory}.
+     *
+     * @param durability     the {@code <durability>} triplet, e.g. {@code NO_SYNC,NO_SYNC,SIMPLE_MAJORITY}
+     * @param coalescingSync the {@code <coalescingSync>} value
+     * @param jmx            whether each node gets a JMX port and the users file an admin user
+     * @param repConfig      extra {@code je.rep.*} parameters as NAME=VALUE
+     */
+    public static HaCluster write(Path directory, Path lib, List<String> jvmOptions, int nodes, String durability,
+                                  boolean coalescingSync, boolean jmx, List<String> repConfig)
+            throws IOException, InterruptedException {
+        byte[] secret = new byte[18];
+        new SecureRandom().nextBytes(secret);
+        HaCluster cluster = new HaCluster(directory, lib, jvmOptions, nodes,
+                java.util.Base64.getUrlEncoder().encodeToString(secret));
+        List<Integer> replicationPorts = new ArrayList<>();
+        for (int i = 0; i < nodes; i++) {
+            cluster.amqpPorts.add(freePort());
+            cluster.jmxPorts.add(freePort());
+            replicationPorts.add(freePort());
+        }
+        StringBuilder rep = new StringBuilder();
+        for (String pair : repConfig) {
+            int eq = pair.indexOf('=');
+            rep.append("    <repConfig><name>").append(pair, 0, eq).append("</name><value>")
+                    .append(pair.substring(eq + 1)).append("</value></repConfig>\n");
+        }
+        for (int i = 0; i < nodes; i++) {
+            BrokerFiles node = BrokerFiles.write(directory.resolve("node-" + (i + 1)), lib, StoreSetup.COALESCING,
+                    "128MiB", List.of());
+            Path etc = node.directory().resolve("etc");
+            if (i == 0) {
+                if (jmx) {
+                    addUser(lib, etc.resolve("users"), "admin", cluster.adminPassword, "admin");
+                }
+            } else {
+                Files.copy(cluster.files.get(0).directory().resolve("etc/users"), etc.resolve("users"),
+                        StandardCopyOption.REPLACE_EXISTING);
+            }
+            int amqp = cluster.amqpPorts.get(i);
+            Files.writeString(etc.resolve("broker.xml"), """
+                    <?xml version="1.0" encoding="UTF-8"?>
+                    <!-- Written by the perftests harness (HA node %d). -->
+                    <broker>
+                      <listeners advertisedAddress="127.0.0.1:%d">
+                        <listener name="amqp" host="127.0.0.1" port="%d"/>
+                      </listeners>
+                      <security usersFile="users" anonymous="false"/>
+                      <limits maxFrameSize="256KiB" maxMessageSize="100MiB" idleTimeout="60s" maxConnections="10000" linkCredit="500"/>
+                      <memory messageBudget="128MiB"/>
+                      <virtualHosts default="%s">
+                        <virtualHost name="%s" file="vhost.xml"/>
+                      </virtualHosts>
+                    %s</broker>
+                    """.formatted(i + 1, amqp, amqp, BrokerFiles.VIRTUAL_HOST, BrokerFiles.VIRTUAL_HOST,
+                    jmx ? "  <management><jmx host=\"127.0.0.1\" port=\"" + cluster.jmxPorts.get(i)
+                            + "\" rmiHostname=\"127.0.0.1\"/></management>\n" : ""));
+            Files.writeString(etc.resolve("vhost.xml"), """
+                    <?xml version="1.0" encoding="UTF-8"?>
+                    <!-- Written by the perftests harness: bdb-ha node %d of %d. -->
+                    <virtualHost name="%s">
+                      <store type="bdb-ha">
+                        <storePath>%s/store</storePath>
+                        <groupName>%s</groupName>
+                        <nodeName>node-%d</nodeName>
+                        <nodeHostPort>127.0.0.1:%d</nodeHostPort>
+                        <helperHostPort>127.0.0.1:%d</helperHostPort>
+                        <durability>%s</durability>
+                        <coalescingSync>%s</coalescingSync>
+                        <designatedPrimary>false</designatedPrimary>
+                    %s  </store>
+                      <queues autoCreate="true">
+                        <defaults durable="true" maxDepthMessages="0" maxDepthBytes="0" messageTtl="0" maxDeliveries="10"
+                                  deadLetterQueue="DLQ"/>
+                        <queue name="DLQ"/>
+                      </queues>
+                    </virtualHost>
+                    """.formatted(i + 1, nodes, BrokerFiles.VIRTUAL_HOST, BrokerFiles.VIRTUAL_HOST, GROUP, i + 1,
+                    replicationPorts.get(i), replicationPorts.get(0), durability, coalescingSync, rep));
+            cluster.files.add(node);
+        }
+        return cluster;
+    }
+
+    /** Starts the nodes in order, each once the previous one listens; then waits {@code settle}. */
+    public void start(Duration settle) throws IOException, InterruptedException {
+        for (int i = 0; i < processes.length; i++) {
+            processes[i] = BrokerProcess.start(lib, files.get(i), jvmOptions);
+        }
+        Thread.sleep(settle.toMillis());
+    }
+
+    public BrokerProcess node(int index) {
+        return processes[index];
+    }
+
+    public int size() {
+        return processes.length;
+    }
+
+    /** {@code failover:(amqp://127.0.0.1:P1,...)} with a short, constant reconnect delay. */
+    public String failoverUri() {
+        StringBuilder uri = new StringBuilder("failover:(");
+        for (int i = 0; i < amqpPorts.size(); i++) {
+            uri.append(i == 0 ? "" : ",").append("amqp://127.0.0.1:").append(amqpPorts.get(i));
+        }
+        return uri.append(")?failover.reconnectDelay=20&failover.useReconnectBackOff=false")
+                .append("&failover.maxReconnectAttempts=-1").toString();
+    }
+
+    public String user() {
+        return files.get(0).user();
+    }
+
+    public String password() {
+        return files.get(0).password();
+    }
+
+    /** Sets {@code DesignatedPrimary} true on node {@code index} over JMX. */
+    public void designate(int index) throws Exception {
+        JMXServiceURL url = new JMXServiceURL("service:jmx:rmi:///jndi/rmi://127.0.0.1:" + jmxPorts.get(index)
+                + "/jmxrmi");
+        Map<String, Object> env = new HashMap<>();
+        env.put(JMXConnector.CREDENTIALS, new String[] {"admin", adminPassword});
+        try (JMXConnector connector = JMXConnectorFactory.connect(url, env)) {
+            MBeanServerConnection mbeans = connector.getMBeanServerConnection();
+            mbeans.setAttribute(new ObjectName("org.apache.qpid:type=BDBHAMessageStore,name="
+                    + BrokerFiles.VIRTUAL_HOST), new Attribute("DesignatedPrimary", true));
+        }
+    }
+
+    /** Reads an attribute of the store MBean of node {@code index} (e.g. {@code NodeState}). */
+    public Object storeAttribute(int index, String attribute) throws Exception {
+        JMXServiceURL url = new JMXServiceURL("service:jmx:rmi:///jndi/rmi://127.0.0.1:" + jmxPorts.get(index)
+                + "/jmxrmi");
+        Map<String, Object> env = new HashMap<>();
+        env.put(JMXConnector.CREDENTIALS, new String[] {"admin", adminPassword});
+        try (JMXConnector connector = JMXConnectorFactory.connect(url, env)) {
+            return connector.getMBeanServerConnection().getAttribute(new ObjectName(
+                    "org.apache.qpid:type=BDBHAMessageStore,name=" + BrokerFiles.VIRTUAL_HOST), attribute);
+        }
+    }
+
+    /** Stops every node still running (SIGTERM), saves each console into {@code results}. */
+    public void stopAll(Path results, String prefix) throws IOException, InterruptedException {
+        for (int i = processes.length - 1; i >= 0; i--) {
+            if (processes[i] != null) {
+                processes[i].stop(Duration.ofSeconds(60));
+                processes[i].saveOutput(results.resolve(prefix + "-node-" + (i + 1) + ".log"));
+            }
+        }
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        for (BrokerProcess process : processes) {
+            if (process != null) {
+                process.close();
+            }
+        }
+        ResultsFolder.deleteTree(directory);
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        }
+    }
+
+    private static void addUser(Path lib, Path usersFile, String user, String password, String role)
+            throws IOException, InterruptedException {
+        List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp", lib.toAbsolutePath() + "/*", "org.tandembroker.core.security.UserAdmin",
+                "add", usersFile.toString(), user, "--role", role);
+        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+        try (OutputStream in = process.getOutputStream()) {
+            in.write((password + "\n").getBytes(StandardCharsets.UTF_8));
+        }
+        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (!process.waitFor(60, TimeUnit.SECONDS) || process.exitValue() != 0) {
+            throw new IOException("UserAdmin add " + user + " failed: " + output.strip());
+        }
+    }
+}
