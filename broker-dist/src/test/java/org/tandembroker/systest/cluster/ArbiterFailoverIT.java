@@ -36,7 +36,7 @@ class ArbiterFailoverIT {
             BrokerNode oldMaster = cluster.node(1);
             BrokerNode replica = cluster.node(2);
             cluster.awaitOnlyNodeAcceptingClients(oldMaster, DEADLINE);
-            assertThat(arbiter.logs()).as("arbiter joined the group").contains("is REPLICA");
+            arbiter.awaitFollowingMaster(DEADLINE);
             traffic.awaitProgress(100, DEADLINE);
 
             oldMaster.kill();

@@ -1,10 +1,15 @@
 package org.tandembroker.systest.cluster;
 
+import static org.awaitility.Awaitility.await;
+
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
+import org.awaitility.core.ConditionTimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.testcontainers.DockerClientFactory;
@@ -23,12 +28,13 @@ import org.testcontainers.utility.LogUtils;
  * </pre>
  * It gets the next fixed address of the cluster's network after the brokers, its name as network alias (the
  * brokers find it through Docker's DNS) and every broker in its {@code /etc/hosts}. {@link #start} returns once
- * ArbiterMain reported its state, i.e. once it found the group's master (or gave up waiting for one: JE keeps
- * trying in the background).
+ * ArbiterMain reported its state, i.e. once it found the group's master or gave up waiting for one (JE keeps
+ * trying in the background): {@link #awaitFollowingMaster} waits for the former.
  */
 public final class ArbiterNode implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ArbiterNode.class);
     private static final int PORT = BrokerNode.REPLICATION_PORT;
+    private static final Pattern STATE_CHANGE = Pattern.compile("state change from \\w+ to (\\w+)");
 
     private final String name;
     private final String containerName;
@@ -84,6 +90,43 @@ public final class ArbiterNode implements AutoCloseable {
     public String logs() {
         return container.getContainerId() == null ? ""
                 : LogUtils.getOutput(DockerClientFactory.lazyClient(), container.getContainerId());
+    }
+
+    /** JE's log of the arbiter ({@code je.info.0} in its directory): its state changes and connections. */
+    public String jeLog() {
+        try {
+            return container.execInContainer("cat", BrokerNode.WORK + "/arbiter/je.info.0").getStdout();
+        } catch (IOException e) {
+            throw new IllegalStateException("arbiter " + name + ": cannot read its JE log", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        }
+    }
+
+    /** The arbiter's state as its last JE state change says (REPLICA once it follows a master), or UNKNOWN. */
+    public String state() {
+        Matcher m = STATE_CHANGE.matcher(jeLog());
+        String state = "UNKNOWN";
+        while (m.find()) {
+            state = m.group(1);
+        }
+        return state;
+    }
+
+    /**
+     * Waits until the arbiter follows a master (state REPLICA): only then does it vote and acknowledge. JE keeps
+     * looking for the master after {@link #start} returned with UNKNOWN (a busy machine, a master not yet up).
+     */
+    public ArbiterNode awaitFollowingMaster(Duration timeout) {
+        try {
+            await("arbiter " + name + " following a master").atMost(timeout).pollInterval(Duration.ofMillis(500))
+                    .until(() -> state().equals("REPLICA"));
+        } catch (ConditionTimeoutException e) {
+            throw new AssertionError("arbiter " + name + " did not follow a master within " + timeout
+                    + "; its JE log:\n" + BrokerNode.tail(jeLog(), 30), e);
+        }
+        return this;
     }
 
     /** {@code docker kill}. */
