@@ -52,7 +52,7 @@ class ArbiterFailoverIT {
             oldMaster.awaitLoggedRole("REPLICA (master " + replica.name() + ")", DEADLINE);
             traffic.awaitProgress(100, DEADLINE);
             ZeroLossChecker.Report report = traffic.finish(DEADLINE);
-            ThreeNodeMasterFailureIT.awaitCaughtUp(oldMaster, replica);
+            oldMaster.awaitCaughtUpWith(replica, DEADLINE);
             report.assertZeroLoss().assertInOrderApartFromRedeliveries();
             assertThat(replica.logs() + oldMaster.logs()).as("designations").doesNotContain("HA-1002");
         }

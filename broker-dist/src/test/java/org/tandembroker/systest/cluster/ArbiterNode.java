@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -146,7 +147,7 @@ public final class ArbiterNode implements AutoCloseable {
             if (container.getContainerId() != null) {
                 container.copyFileFromContainer(BrokerNode.WORK + "/arbiter/je.info.0", in -> Files.copy(in,
                         file.resolveSibling(containerName + ".log.je.info"),
-                        java.nio.file.StandardCopyOption.REPLACE_EXISTING));
+                        StandardCopyOption.REPLACE_EXISTING));
             }
         } catch (IOException | RuntimeException e) {
             LOG.warn("arbiter {}: could not save the container output: {}", name, e.toString());

@@ -12,15 +12,29 @@ import jakarta.jms.ConnectionFactory;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import javax.management.Attribute;
+import javax.management.MBeanServerConnection;
+import javax.management.MalformedObjectNameException;
+import javax.management.ObjectName;
+import javax.management.remote.JMXConnector;
+import javax.management.remote.JMXConnectorFactory;
+import javax.management.remote.JMXServiceURL;
 import org.apache.qpid.jms.JmsConnectionFactory;
 import org.awaitility.core.ConditionTimeoutException;
 import org.slf4j.Logger;
@@ -28,6 +42,7 @@ import org.slf4j.LoggerFactory;
 import org.tandembroker.core.security.PasswordHash;
 import org.testcontainers.DockerClientFactory;
 import org.testcontainers.containers.BindMode;
+import org.testcontainers.containers.Container;
 import org.testcontainers.containers.GenericContainer;
 import org.testcontainers.containers.wait.strategy.AbstractWaitStrategy;
 import org.testcontainers.images.builder.Transferable;
@@ -58,7 +73,8 @@ import org.testcontainers.utility.LogUtils;
  * output to {@code target/container-logs/<container>.log} and removes the container.
  *
  * <h2>Configuration</h2>
- * Generated per node under {@code /tandem/etc}: broker.xml, users (guest/guest, from any address),
+ * Generated per node under {@code /tandem/etc}: broker.xml, users (guest/guest, from any address; with
+ * {@link Builder#jmx()} also the operator admin/admin with {@code role=admin} and a {@code <management>} element),
  * vhosts/default.xml (the store section from the test, queues auto-created and durable) and a console-only
  * logback.xml, so that {@link #logs()} ({@code docker logs}) has everything.
  */
@@ -363,7 +379,7 @@ public final class BrokerNode implements AutoCloseable {
         String node = storeElement("nodeName").orElse(name());
         String hostPort = storeElement("nodeHostPort").orElse(identity.replicationAddress());
         try {
-            org.testcontainers.containers.Container.ExecResult result = container.execInContainer("java", "-Xmx48m",
+            Container.ExecResult result = container.execInContainer("java", "-Xmx48m",
                     "-XX:TieredStopAtLevel=1", "-Xshare:auto", "-cp", HOME + "/lib/*", "com.sleepycat.je.rep.util.DbPing",
                     "-groupName", group, "-nodeName", node, "-nodeHost", hostPort, "-socketTimeout", "5000");
             if (result.getExitCode() != 0) {
@@ -377,6 +393,28 @@ public final class BrokerNode implements AutoCloseable {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(name() + ": interrupted while running DbPing", e);
         }
+    }
+
+    /**
+     * Waits until this node is a replica whose log holds {@code master}'s last transaction as of the call (JE's
+     * DbPing on both): it caught up with what it missed. The master keeps committing its quorum heartbeats, so
+     * "as of the call" is the honest target.
+     */
+    public BrokerNode awaitCaughtUpWith(BrokerNode master, Duration timeout) {
+        long target = master.ping().txnEndVlsn();
+        ReplicationStatus[] last = {null};
+        try {
+            await(name() + " caught up with " + master.name() + "'s VLSN " + target).atMost(timeout)
+                    .pollInterval(Duration.ofSeconds(1))
+                    .until(() -> {
+                        last[0] = ping();
+                        return last[0].isReplica() && last[0].txnEndVlsn() >= target;
+                    });
+        } catch (ConditionTimeoutException e) {
+            throw new AssertionError(name() + " did not catch up with " + master.name() + " (VLSN " + target
+                    + ") within " + timeout + "; last seen: " + last[0], e);
+        }
+        return this;
     }
 
     // --- JMX (the broker-jmx module) ----------------------------------------------------------------------
@@ -415,7 +453,7 @@ public final class BrokerNode implements AutoCloseable {
     /** Sets the {@code DesignatedPrimary} attribute over JMX. */
     public void setDesignatedPrimary(boolean designated) {
         jmx(connection -> {
-            connection.setAttribute(haMBean(), new javax.management.Attribute("DesignatedPrimary", designated));
+            connection.setAttribute(haMBean(), new Attribute("DesignatedPrimary", designated));
             return null;
         });
         LOG.info("{}: DesignatedPrimary set to {} over JMX", name(), designated);
@@ -431,7 +469,7 @@ public final class BrokerNode implements AutoCloseable {
     /** What a JMX call does with the connection. */
     @FunctionalInterface
     public interface JmxCall<T> {
-        T call(javax.management.MBeanServerConnection connection) throws Exception;
+        T call(MBeanServerConnection connection) throws Exception;
     }
 
     /**
@@ -441,23 +479,22 @@ public final class BrokerNode implements AutoCloseable {
     public <T> T jmx(JmxCall<T> call) {
         requireJmx();
         String url = jmxServiceUrl();
-        java.util.concurrent.CompletableFuture<T> result = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
-            java.util.Map<String, Object> environment = java.util.Map.of(
-                    javax.management.remote.JMXConnector.CREDENTIALS, new String[] {ADMIN_USER, ADMIN_PASSWORD});
-            try (javax.management.remote.JMXConnector connector = javax.management.remote.JMXConnectorFactory.connect(
-                    new javax.management.remote.JMXServiceURL(url), environment)) {
+        CompletableFuture<T> result = CompletableFuture.supplyAsync(() -> {
+            Map<String, Object> environment = Map.of(
+                    JMXConnector.CREDENTIALS, new String[] {ADMIN_USER, ADMIN_PASSWORD});
+            try (JMXConnector connector = JMXConnectorFactory.connect(new JMXServiceURL(url), environment)) {
                 return call.call(connector.getMBeanServerConnection());
             } catch (Exception e) {
-                throw new java.util.concurrent.CompletionException(e);
+                throw new CompletionException(e);
             }
         });
         try {
-            return result.get(JMX_TIMEOUT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS);
-        } catch (java.util.concurrent.ExecutionException e) {
-            Throwable cause = e.getCause() instanceof java.util.concurrent.CompletionException ce && ce.getCause() != null
+            return result.get(JMX_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause() instanceof CompletionException ce && ce.getCause() != null
                     ? ce.getCause() : e.getCause();
             throw new IllegalStateException(name() + ": JMX call at " + url + " failed: " + describe(cause), cause);
-        } catch (java.util.concurrent.TimeoutException e) {
+        } catch (TimeoutException e) {
             result.cancel(true);
             throw new IllegalStateException(name() + ": JMX call at " + url + " did not answer within " + JMX_TIMEOUT, e);
         } catch (InterruptedException e) {
@@ -466,8 +503,8 @@ public final class BrokerNode implements AutoCloseable {
         }
     }
 
-    private static javax.management.ObjectName haMBean() throws javax.management.MalformedObjectNameException {
-        return new javax.management.ObjectName(HA_MBEAN);
+    private static ObjectName haMBean() throws MalformedObjectNameException {
+        return new ObjectName(HA_MBEAN);
     }
 
     /** The messages of a JMX failure's causes (an MBean's refusal arrives wrapped in MBeanException et al.). */
@@ -537,7 +574,7 @@ public final class BrokerNode implements AutoCloseable {
             String jeLog = (storePath.startsWith("/") ? storePath : WORK + "/" + storePath) + "/je.info.0";
             try {
                 c.copyFileFromContainer(jeLog, in -> Files.copy(in, file.resolveSibling(fileName + ".je.info"),
-                        java.nio.file.StandardCopyOption.REPLACE_EXISTING));
+                        StandardCopyOption.REPLACE_EXISTING));
             } catch (RuntimeException e) {
                 LOG.debug("{}: no JE log saved: {}", name(), e.toString());
             }

@@ -69,7 +69,7 @@ class EmptyReplicaNetworkRestoreIT {
             assertThat(wiped.currentRunLogs()).as("the wiped node's log")
                     .contains("HA-1006 : Network restore : node " + wiped.name() + " : started")
                     .contains("HA-1006 : Network restore : node " + wiped.name() + " : complete");
-            ThreeNodeMasterFailureIT.awaitCaughtUp(wiped, master);
+            wiped.awaitCaughtUpWith(master, DEADLINE);
             traffic.awaitProgress(50, DEADLINE);
 
             master.kill();

@@ -69,7 +69,7 @@ class HungMasterIT {
             cluster.awaitOnlyNodeAcceptingClients(newMaster, DEADLINE);
             traffic.awaitProgress(100, DEADLINE);
             ZeroLossChecker.Report report = traffic.finish(DEADLINE);
-            ThreeNodeMasterFailureIT.awaitCaughtUp(oldMaster, newMaster);
+            oldMaster.awaitCaughtUpWith(newMaster, DEADLINE);
             report.assertZeroLoss().assertInOrderApartFromRedeliveries();
             LOG.info("old master's logs after resuming: rolled back {} time(s) (HA-1004)",
                     oldMaster.countLogLines("HA-1004"));
@@ -102,7 +102,7 @@ class HungMasterIT {
             replica.awaitLoggedRole("REPLICA (master " + master.name() + ")", DEADLINE);
             traffic.awaitProgress(100, DEADLINE);
             ZeroLossChecker.Report report = traffic.finish(DEADLINE);
-            ThreeNodeMasterFailureIT.awaitCaughtUp(replica, master);
+            replica.awaitCaughtUpWith(master, DEADLINE);
             report.assertZeroLoss().assertInOrderApartFromRedeliveries();
             assertThat(replica.currentRunRoles()).as("the replica's roles").doesNotContain("MASTER");
             LOG.info("hung designated master of two: {} failed sends; {}", report.failedSends(), traffic.state());

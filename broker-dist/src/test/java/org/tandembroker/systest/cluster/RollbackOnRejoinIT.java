@@ -71,13 +71,13 @@ class RollbackOnRejoinIT {
             try (CountingConsumer consumer = new CountingConsumer("c", cluster.connectionFactory(), QUEUE, checker)
                     .carryOnAfterFailures().start()) {
                 new CountingProducer("replicated", cluster.connectionFactory(), QUEUE, checker).sendNow(100);
-                ThreeNodeMasterFailureIT.awaitCaughtUp(newMaster, oldMaster);
+                newMaster.awaitCaughtUpWith(oldMaster, DEADLINE);
 
                 newMaster.disconnect();
 
                 CountingProducer through = new CountingProducer("through", cluster.connectionFactory(), QUEUE,
                         checker).interval(FailoverTraffic.SEND_INTERVAL).carryOnAfterFailures().start();
-                through.awaitSettled(20, DEADLINE);
+                through.awaitSettled(10, DEADLINE);
                 awaitLogLine(oldMaster, "HA-1005 : Quorum : node " + oldMaster.name() + " : lost");
                 await("no node accepting clients").atMost(DEADLINE).pollInterval(Duration.ofMillis(250))
                         .until(() -> cluster.nodesAcceptingClients().isEmpty());
@@ -100,11 +100,11 @@ class RollbackOnRejoinIT {
                         (producer, sequence) -> producer.equals("through") && sequence < firstAttemptAfterItStopped;
                 ZeroLossChecker.Report report = checker.awaitZeroLossExcept(DEADLINE,
                         settledUnderNoneByTheOldMasterAlone, consumer);
-                ThreeNodeMasterFailureIT.awaitCaughtUp(oldMaster, newMaster);
+                oldMaster.awaitCaughtUpWith(newMaster, DEADLINE);
 
                 LOG.info("rollback on rejoin: {}; the old master settled {} 'through' messages alone, {} of them "
                         + "rolled back and never consumed; consumer {}", report.summary(), settledByTheOldMasterAlone,
-                        report.lost().getOrDefault("through", new java.util.TreeSet<>()).size(), consumer.connection());
+                        report.lost().containsKey("through") ? report.lost().get("through").size() : 0, consumer.connection());
                 report.assertZeroLossExcept(settledUnderNoneByTheOldMasterAlone);
                 assertThat(oldMaster.nodeState()).isEqualTo("REPLICA");
                 assertRollbackLogged(oldMaster);
@@ -135,7 +135,7 @@ class RollbackOnRejoinIT {
             cluster.awaitOnlyNodeAcceptingClients(newMaster, DEADLINE);
             traffic.awaitProgress(100, DEADLINE);
             ZeroLossChecker.Report report = traffic.finish(DEADLINE);
-            ThreeNodeMasterFailureIT.awaitCaughtUp(oldMaster, newMaster);
+            oldMaster.awaitCaughtUpWith(newMaster, DEADLINE);
             report.assertZeroLoss().assertInOrderApartFromRedeliveries();
             assertThat(oldMaster.nodeState()).isEqualTo("REPLICA");
             assertRollbackLogged(oldMaster);

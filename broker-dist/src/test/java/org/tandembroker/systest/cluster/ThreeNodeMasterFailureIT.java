@@ -1,7 +1,6 @@
 package org.tandembroker.systest.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
 import org.junit.jupiter.api.BeforeAll;
@@ -54,20 +53,9 @@ class ThreeNodeMasterFailureIT {
             oldMaster.awaitLoggedRole("REPLICA (master " + newMaster.name() + ")", DEADLINE);
             cluster.awaitOnlyNodeAcceptingClients(newMaster, DEADLINE);
             ZeroLossChecker.Report report = traffic.finish(DEADLINE);
-            awaitCaughtUp(oldMaster, newMaster);
+            oldMaster.awaitCaughtUpWith(newMaster, DEADLINE);
             report.assertZeroLoss().assertInOrderApartFromRedeliveries();
             assertThat(report.settled()).isGreaterThanOrEqualTo(200);
         }
-    }
-
-    /** Waits until {@code replica}'s log holds the master's last transaction as of now. */
-    static void awaitCaughtUp(BrokerNode replica, BrokerNode master) {
-        long target = master.ping().txnEndVlsn();
-        await(replica.name() + " caught up with VLSN " + target).atMost(DEADLINE).pollInterval(Duration.ofSeconds(1))
-                .untilAsserted(() -> {
-                    ReplicationStatus status = replica.ping();
-                    assertThat(status.state()).isEqualTo("REPLICA");
-                    assertThat(status.txnEndVlsn()).isGreaterThanOrEqualTo(target);
-                });
     }
 }

@@ -69,7 +69,7 @@ class TwoNodeMasterFailureIT {
             oldMaster.restart();
 
             oldMaster.awaitLoggedRole("REPLICA (master " + replica.name() + ")", DEADLINE);
-            ThreeNodeMasterFailureIT.awaitCaughtUp(oldMaster, replica);
+            oldMaster.awaitCaughtUpWith(replica, DEADLINE);
             replica.setDesignatedPrimary(false);
             cluster.awaitOnlyNodeAcceptingClients(replica, DEADLINE);
             traffic.awaitProgress(100, DEADLINE);

@@ -44,7 +44,7 @@ class TwoNodePartitionIT {
             replica.awaitLoggedRole("REPLICA (master " + master.name() + ")", DEADLINE);
             traffic.awaitProgress(100, DEADLINE);
             ZeroLossChecker.Report report = traffic.finish(DEADLINE);
-            ThreeNodeMasterFailureIT.awaitCaughtUp(replica, master);
+            replica.awaitCaughtUpWith(master, DEADLINE);
             report.assertZeroLoss().assertInOrderApartFromRedeliveries();
             assertThat(report.failedSends()).as("failed sends: %s", report).isZero();
             assertThat(traffic.producer().connection().interruptions()).as("producer: %s", traffic.state()).isZero();
