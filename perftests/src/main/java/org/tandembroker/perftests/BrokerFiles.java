@@ -32,7 +32,8 @@ public final class BrokerFiles {
     /**
      * Writes the files into {@code directory/etc}; the broker's work directory is {@code directory/work}.
      *
-     * @param messageBudget the {@code <memory messageBudget>} value, e.g. {@code 128MiB}
+     * @param messageBudget the {@code <memory messageBudget>} value, e.g. {@code 128MiB}; null or empty leaves the
+     *                      element out, so the broker's own default applies
      * @param envConfig     JE parameters for the store's {@code <envConfig>} elements, as {@code NAME=VALUE}
      */
     public static BrokerFiles write(Path directory, Path lib, StoreSetup store, String messageBudget,
@@ -57,12 +58,13 @@ public final class BrokerFiles {
                   </listeners>
                   <security usersFile="users" anonymous="false"/>
                   <limits maxFrameSize="256KiB" maxMessageSize="100MiB" idleTimeout="60s" maxConnections="10000" linkCredit="500"/>
-                  <memory messageBudget="%s"/>
+                %s
                   <virtualHosts default="%s">
                     <virtualHost name="%s" file="vhost.xml"/>
                   </virtualHosts>
                 </broker>
-                """.formatted(messageBudget, VIRTUAL_HOST, VIRTUAL_HOST));
+                """.formatted(messageBudget == null || messageBudget.isEmpty() ? ""
+                        : "  <memory messageBudget=\"" + messageBudget + "\"/>", VIRTUAL_HOST, VIRTUAL_HOST));
         Files.writeString(etc.resolve("vhost.xml"), """
                 <?xml version="1.0" encoding="UTF-8"?>
                 <!-- Written by the perftests harness: store setup '%s'. -->

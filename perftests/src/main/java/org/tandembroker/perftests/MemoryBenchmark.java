@@ -54,8 +54,8 @@ public final class MemoryBenchmark implements Callable<Integer> {
             description = "The broker's -Xmx (default: ${DEFAULT-VALUE}).")
     private String heap;
 
-    @Option(names = "--message-budget", defaultValue = "128MiB",
-            description = "<memory messageBudget> of broker.xml (default: ${DEFAULT-VALUE}, the broker's default).")
+    @Option(names = "--message-budget", paramLabel = "SIZE",
+            description = "<memory messageBudget> of broker.xml, e.g. 128MiB (default: not set, the broker's default).")
     private String messageBudget;
 
     @Option(names = "--store", defaultValue = "coalescing",
@@ -159,7 +159,7 @@ public final class MemoryBenchmark implements Callable<Integer> {
         progress.println(String.format(Locale.ROOT, "memory: %,d messages of %d B, %d producers (%d in flight each),"
                         + " %d consumers (prefetch %d, 0 = client default); broker %s, messageBudget %s, store %s;"
                         + " JE parameters %s; results in %s", messages, bodySize, producers, inFlight, consumers,
-                prefetch, String.join(" ", jvmOptions), messageBudget, setup.name(), envConfig, results));
+                prefetch, String.join(" ", jvmOptions), budget(), setup.name(), envConfig, results));
 
         String queue = "perf-memory";
         DeliveryLedger ledger = new DeliveryLedger(producers);
@@ -306,7 +306,7 @@ public final class MemoryBenchmark implements Callable<Integer> {
                         + " (asynchronous sends, at most %d unsettled each), then drained by %d consumers (prefetch %s)."
                         + " Broker: %s, messageBudget %s, store %s (%s)%s.%n%n", messages, bodySize, producers, inFlight,
                 consumers, prefetch > 0 ? Integer.toString(prefetch) : "Qpid JMS default, 1000",
-                String.join(" ", jvmOptions), messageBudget, store, StoreSetup.named(store).settings(),
+                String.join(" ", jvmOptions), budget(), store, StoreSetup.named(store).settings(),
                 envConfig.isEmpty() ? "" : ", JE parameters " + String.join(" ", envConfig)));
         text.append(summary.markdown()).append('\n');
         if (!o.clientErrors().isEmpty()) {
@@ -331,6 +331,10 @@ public final class MemoryBenchmark implements Callable<Integer> {
                     Long.toString(s.confirmed()), Long.toString(s.received())));
         }
         table.writeCsv(file);
+    }
+
+    private String budget() {
+        return messageBudget == null ? "the broker's default" : messageBudget;
     }
 
     private static double seconds(long nanos) {

@@ -155,7 +155,7 @@ public final class ThroughputBenchmark implements Callable<Integer> {
         for (StoreSetup store : setups) {
             Path directory = Files.createTempDirectory(temp, "tandem-perf-" + store.name() + "-");
             try {
-                BrokerFiles files = BrokerFiles.write(directory, lib, store, "128MiB", envConfig);
+                BrokerFiles files = BrokerFiles.write(directory, lib, store, null, envConfig);
                 try (BrokerProcess broker = BrokerProcess.start(lib, files, brokerJvmOptions)) {
                     Clients clients = new Clients(broker.uri(), files.user(), files.password(), bodySize, prefetch);
                     for (int n : pairs) {
