@@ -720,6 +720,18 @@ public final class ReplicatedEnvironmentFacade implements AutoCloseable {
      * the ReplicatedEnvironment constructor: it reopens and joins again, and only records it in the node's
      * statistics. Operators still need to hear about it, like a rollback at run time.
      */
+    /** JE's own account ("must rollback N total commits ... transaction id=..."), on one line. */
+    static String rollbackDetails(String info) {
+        if (info == null || info.isBlank()) {
+            return "JE gave no details";
+        }
+        String line = info.lines().filter(l -> l.contains("must rollback")).findFirst()
+                .orElse(info.replaceAll("\\s+", " "));
+        int start = line.indexOf("must rollback");
+        String details = start >= 0 ? line.substring(start) : line;
+        return details.length() > 400 ? details.substring(0, 400) + "..." : details;
+    }
+
     private void logRollbackDuringOpen(ReplicatedEnvironment env) {
         try {
             com.sleepycat.je.utilint.StatGroup nodeStats =
@@ -728,7 +740,7 @@ public final class ReplicatedEnvironmentFacade implements AutoCloseable {
                 String info = nodeStats.getString(com.sleepycat.je.rep.impl.RepImplStatDefinition.HARD_RECOVERY_INFO);
                 operationalLog.log(LogCode.HA_1004, settings.nodeName(), "rolled back while rejoining the group: "
                         + "diverged transactions this node committed that the master never received were discarded ("
-                        + info == null ? "no details" : info.lines().findFirst().orElse("") + ")");
+                        + rollbackDetails(info) + ")");
             }
         } catch (RuntimeException e) {
             LOG.debug("Node {}: could not read JE's hard-recovery statistics: {}", settings.nodeName(), e.toString());
