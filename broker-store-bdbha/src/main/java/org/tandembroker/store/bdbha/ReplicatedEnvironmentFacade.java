@@ -66,6 +66,16 @@ import org.tandembroker.core.oplog.OperationalLog;
  * otherwise), restores from the network, or waits for the virtual host to passivate.
  */
 public final class ReplicatedEnvironmentFacade implements AutoCloseable {
+    static {
+        // JE re-validates every mutable property, helper hosts included, whenever one changes (a designation,
+        // a priority): with name resolution, a helper whose host name no longer resolves (the failed partner of a
+        // pair, in a container or a cloud) makes the designation itself fail. JE resolves helpers when it
+        // connects anyway; the store checks their host:port form at start-up.
+        if (System.getProperty("je.rep.skipHelperHostResolution") == null) {
+            System.setProperty("je.rep.skipHelperHostResolution", "true");
+        }
+    }
+
     private static final Logger LOG = LoggerFactory.getLogger(ReplicatedEnvironmentFacade.class);
 
     /** Attempts to open the environment before the node gives up (each may include a network restore). */
