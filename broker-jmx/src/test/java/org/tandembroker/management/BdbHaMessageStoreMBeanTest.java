@@ -206,6 +206,9 @@ class BdbHaMessageStoreMBeanTest {
 
             assertThat(node.attribute(orders, "DepthMessages")).isEqualTo(3L);
             assertThat(node.attribute(orders, "MessagesIn")).isEqualTo(3L);
+            assertThat((Long) node.attribute(orders, "BytesIn")).isPositive()
+                    .isEqualTo(node.attribute(orders, "DepthBytes"));
+            assertThat(node.attribute(orders, "BytesOut")).isEqualTo(0L);
             assertThat(node.attribute(vhostName, "MessagesIn")).isEqualTo(before + 3);
             assertThat((Long) node.attribute(vhostName, "BytesIn")).isPositive();
             assertThat(node.attribute(vhostName, "StoreRole")).isEqualTo("MASTER");

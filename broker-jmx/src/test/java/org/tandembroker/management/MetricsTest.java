@@ -56,6 +56,8 @@ class MetricsTest {
                     "tandem_queue_consumers{queue=\"orders\",vhost=\"test\"} 0.0",
                     "tandem_queue_messages_in_total{queue=\"orders\",vhost=\"test\"} 5.0",
                     "tandem_queue_messages_out_total{queue=\"orders\",vhost=\"test\"} 0.0",
+                    "tandem_queue_bytes_in_bytes_total{queue=\"orders\",vhost=\"test\"}",
+                    "tandem_queue_bytes_out_bytes_total{queue=\"orders\",vhost=\"test\"} 0.0",
                     "tandem_store_commit_latency_seconds_count{vhost=\"test\"} 5\n",
                     "tandem_store_commit_latency_seconds_sum{vhost=\"test\"}",
                     "tandem_store_commits_total{vhost=\"test\"}",

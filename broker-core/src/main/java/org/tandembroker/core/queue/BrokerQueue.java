@@ -48,6 +48,8 @@ public final class BrokerQueue {
     private final AtomicLong depthBytes = new AtomicLong();
     private final AtomicLong enqueuedTotal = new AtomicLong();
     private final AtomicLong dequeuedTotal = new AtomicLong();
+    private final AtomicLong enqueuedBytes = new AtomicLong();
+    private final AtomicLong dequeuedBytes = new AtomicLong();
     private final AtomicLong unrecordedRemovals = new AtomicLong();
 
     // Owned by executor.
@@ -106,6 +108,16 @@ public final class BrokerQueue {
 
     public long dequeuedTotal() {
         return dequeuedTotal.get();
+    }
+
+    /** Content bytes of the messages enqueued (since the queue was created or recovered on this node). */
+    public long enqueuedBytes() {
+        return enqueuedBytes.get();
+    }
+
+    /** Content bytes of the messages removed. */
+    public long dequeuedBytes() {
+        return dequeuedBytes.get();
     }
 
     // ---- publishing (any thread) ----
@@ -180,6 +192,7 @@ public final class BrokerQueue {
         }
         fresh.addLast(entry);
         enqueuedTotal.incrementAndGet();
+        enqueuedBytes.addAndGet(message.metadata().contentSize());
     }
 
     // ---- consumers (executor) ----
@@ -517,6 +530,7 @@ public final class BrokerQueue {
         depthMessages.decrementAndGet();
         depthBytes.addAndGet(-entry.message.metadata().contentSize());
         dequeuedTotal.incrementAndGet();
+        dequeuedBytes.addAndGet(entry.message.metadata().contentSize());
         if (entry.expiresAtMillis != 0) {
             entriesWithExpiry--;
         }

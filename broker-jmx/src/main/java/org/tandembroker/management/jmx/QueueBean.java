@@ -72,4 +72,14 @@ final class QueueBean implements QueueMBean {
     public long getMessagesOut() {
         return queue.dequeuedTotal();
     }
+
+    @Override
+    public long getBytesIn() {
+        return queue.enqueuedBytes();
+    }
+
+    @Override
+    public long getBytesOut() {
+        return queue.dequeuedBytes();
+    }
 }

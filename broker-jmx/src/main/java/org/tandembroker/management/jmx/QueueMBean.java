@@ -27,4 +27,10 @@ public interface QueueMBean {
 
     /** Messages removed (consumed, expired, dead-lettered). */
     long getMessagesOut();
+
+    /** Content bytes of the messages enqueued. */
+    long getBytesIn();
+
+    /** Content bytes of the messages removed. */
+    long getBytesOut();
 }

@@ -150,7 +150,11 @@ public final class BrokerMetrics implements AutoCloseable {
                         .description("Messages enqueued").tags(tags).register(registry),
                 FunctionCounter.builder(MetricNames.QUEUE_MESSAGES_OUT, queue, BrokerQueue::dequeuedTotal)
                         .description("Messages removed (consumed, expired, dead-lettered)").tags(tags)
-                        .register(registry));
+                        .register(registry),
+                FunctionCounter.builder(MetricNames.QUEUE_BYTES_IN, queue, BrokerQueue::enqueuedBytes)
+                        .description("Content bytes enqueued").baseUnit("bytes").tags(tags).register(registry),
+                FunctionCounter.builder(MetricNames.QUEUE_BYTES_OUT, queue, BrokerQueue::dequeuedBytes)
+                        .description("Content bytes removed").baseUnit("bytes").tags(tags).register(registry));
     }
 
     private List<Meter> replicaMeters(String vhost, String replica) {

@@ -37,6 +37,10 @@ public final class MetricNames {
     public static final String QUEUE_MESSAGES_IN = "tandem.queue.messages.in";
     /** Counter: messages removed (consumed, expired or dead-lettered) since then. */
     public static final String QUEUE_MESSAGES_OUT = "tandem.queue.messages.out";
+    /** Counter (bytes): content bytes enqueued since the queue was created or recovered on this node. */
+    public static final String QUEUE_BYTES_IN = "tandem.queue.bytes.in";
+    /** Counter (bytes): content bytes removed since then. */
+    public static final String QUEUE_BYTES_OUT = "tandem.queue.bytes.out";
 
     // ---- store ----
     /** Timer: latency of publish commits (from the store commit to its future completing: fsync and acks). */
