@@ -14,6 +14,12 @@ import org.slf4j.LoggerFactory;
  * elected without any operator (no designation: {@code designatedPrimary} false on both nodes, and no
  * {@code HA-1002} anywhere), the clients continue on it (the arbiter acknowledges its commits in place of the
  * absent node), and the old master, restarted, rejoins as its replica and catches up.
+ *
+ * <p>JE settings: only the brokers' election timeouts are shortened (2 s). The arbiter, whose JE parameters
+ * {@code ArbiterMain} does not let anyone set, takes about 30 s to follow the new master after a kill (its JE log
+ * shows three ~10 s steps); with the brokers' {@code je.rep.feederTimeout} at 5 s
+ * ({@link StoreSection#quickFailureDetection()}) the new master dropped the slow arbiter's connection before its
+ * first heartbeat answer and failover took 45-50 s, so JE's 30 s default stays.
  */
 class ArbiterFailoverIT {
     private static final Logger LOG = LoggerFactory.getLogger(ArbiterFailoverIT.class);
