@@ -70,6 +70,15 @@ public final class ServerMessage {
         return loader.apply(id);
     }
 
+    /** The content of a message that is still on the heap (a new message, before its commit). */
+    public byte[] contentOnHeap() {
+        byte[] onHeap = content;
+        if (onHeap == null) {
+            throw new IllegalStateException("content of message " + id + " is no longer on the heap");
+        }
+        return onHeap;
+    }
+
     public boolean hasContentOnHeap() {
         return content != null;
     }

@@ -267,7 +267,7 @@ public final class BrokerQueue {
             withoutWork = 0;
             handOver(entry, consumer);
         }
-        for (QueueConsumer consumer : List.copyOf(consumers)) {
+        for (QueueConsumer consumer : consumers) { // completeDrainIfDone never changes the list
             completeDrainIfDone(consumer);
         }
     }

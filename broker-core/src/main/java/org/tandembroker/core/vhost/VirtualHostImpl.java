@@ -826,9 +826,8 @@ public final class VirtualHostImpl implements VirtualHost {
             if (!message.isStored()) {
                 return;
             }
-            byte[] content = message.content(id -> CompletableFuture.failedFuture(
-                    new IllegalStateException("content of a new message is on the heap"))).join();
-            storeTransaction.storeMessage(message.id(), MetadataCodec.encode(message.metadata()), content);
+            storeTransaction.storeMessage(message.id(), MetadataCodec.encode(message.metadata()),
+                    message.contentOnHeap());
             for (BrokerQueue queue : targets) {
                 if (queue.isDurable()) {
                     storeTransaction.enqueue(queue.id(), message.id());
