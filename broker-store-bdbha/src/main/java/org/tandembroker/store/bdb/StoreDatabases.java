@@ -11,6 +11,7 @@ import com.sleepycat.je.LockMode;
 import com.sleepycat.je.OperationStatus;
 import com.sleepycat.je.Transaction;
 import com.sleepycat.je.TransactionConfig;
+import com.sleepycat.je.txn.Txn;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -142,15 +143,40 @@ public final class StoreDatabases implements AutoCloseable {
      * when the transaction could not commit (it is then aborted: none of its changes is visible).
      */
     public void apply(ChangeSet changes, Durability durability) {
+        apply(List.of(changes), durability);
+    }
+
+    /**
+     * Commits several change sets, applied in list order, as one transaction with {@code durability}: all of them
+     * or none (a group commit of independent clients' change sets).
+     */
+    public void apply(List<ChangeSet> batch, Durability durability) {
+        applyAt(batch, durability);
+    }
+
+    /**
+     * Like {@link #apply(List, Durability)}, and returns where the commit record is in the log
+     * ({@link JeLogPosition#commitPosition}), so that a group commit can tell whether a flush covered it.
+     */
+    public long applyAt(List<ChangeSet> batch, Durability durability) {
         Transaction txn = environment.beginTransaction(null, new TransactionConfig().setDurability(durability));
+        Txn internal = JeLogPosition.internal(txn);
         try {
-            for (ChangeSet.Operation operation : changes.operations()) {
-                apply(txn, operation);
+            for (ChangeSet changes : batch) {
+                for (ChangeSet.Operation operation : changes.operations()) {
+                    apply(txn, operation);
+                }
             }
             txn.commit();
+            return JeLogPosition.commitPosition(internal);
         } finally {
             abortIfOpen(txn);
         }
+    }
+
+    /** The position of the last record written to the log so far ({@link JeLogPosition#end}). */
+    public long logEnd() {
+        return JeLogPosition.end(environment);
     }
 
     private void apply(Transaction txn, ChangeSet.Operation operation) {

@@ -5,6 +5,8 @@ import com.sleepycat.je.rep.ReplicatedEnvironment;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.tandembroker.core.BrokerException;
 import org.tandembroker.core.oplog.OperationalLog;
 import org.tandembroker.store.bdb.ChangeSet;
@@ -19,10 +21,12 @@ import org.tandembroker.store.bdb.commit.CommitterStats;
  * {@code Database} handle or transaction outlives the role it was opened in.
  *
  * <p><b>Commits.</b> A {@link CoalescingCommitter#applierPool} of {@link #APPLIERS} threads: each applier commits
- * one JE transaction and, when the durability asks for acknowledgements, blocks until they arrive, so several
- * commits wait for replicas at once. With {@code coalescingSync} the transaction commits with the configured
+ * the change sets queued when it wakes (up to {@link #MAX_BATCH}) as one JE transaction and, when the durability
+ * asks for acknowledgements, blocks until they arrive, so several batches wait for replicas at once. With {@code coalescingSync} the transaction commits with the configured
  * master sync policy (NO_SYNC or WRITE_NO_SYNC) and the replica policies, and the one flusher thread then makes
- * every commit that arrived meanwhile durable with one {@code flushLog(true)} before completing their futures;
+ * every commit that arrived meanwhile durable with one {@code flushLog(true)} before completing their futures
+ * (flushing already while appliers wait for acknowledgements, so that a commit whose record such a flush covered
+ * completes as soon as its acknowledgements arrive);
  * without it each commit carries the full triplet and completes alone. Futures of data commits complete in
  * submission order (see {@link CoalescingCommitter}). A change set that only removes (a consumer's
  * acknowledgements) commits with {@code NO_SYNC,NO_SYNC,NONE}, outside that order, and waits neither for an
@@ -34,12 +38,22 @@ import org.tandembroker.store.bdb.commit.CommitterStats;
  * sure no read is in flight first.
  */
 final class MasterSession implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(MasterSession.class);
+
     /**
-     * Commits that may wait for replica acknowledgements at the same time. Each applier blocks in JE's commit for
-     * a whole acknowledgement round trip, so throughput is capped near APPLIERS / ack latency: with 8, about
-     * 600 commits/s at 13 ms (docs/performance.md, replicated store). Threads here only wait.
+     * Transactions that may wait for replica acknowledgements at the same time. Each applier blocks in JE's commit
+     * for a whole acknowledgement round trip; while it waits, the commits submitted meanwhile gather into the
+     * next applier's batch. A few appliers keep the replication stream busy; more would only split the batches.
      */
-    static final int APPLIERS = 64;
+    static final int APPLIERS = 4;
+
+    /**
+     * Most change sets (clients' commits) in one JE transaction. Each JE transaction costs a commit record, a
+     * replication message, a replay on every replica and an acknowledgement round trip, whatever its size: a
+     * group of 2 nodes commits about 3,000 one-record transactions/s on 2 cores, but 35,000 records/s in
+     * transactions of 32 (docs/performance.md, "Why the replicated commit batches").
+     */
+    static final int MAX_BATCH = 64;
 
     private static final Durability REMOVAL_DURABILITY = new Durability(Durability.SyncPolicy.NO_SYNC,
             Durability.SyncPolicy.NO_SYNC, Durability.ReplicaAckPolicy.NONE);
@@ -76,10 +90,23 @@ final class MasterSession implements AutoCloseable {
             StoreHealth health = new StoreHealth(storeName, operationalLog, events::restartRequired);
             Outcomes outcomes = new Outcomes(settings.nodeName(), health, events);
             Durability dataDurability = settings.commitDurability();
-            CoalescingCommitter<ChangeSet> committer = CoalescingCommitter.applierPool(
-                    "ha-committer-" + settings.virtualHostName(), APPLIERS,
-                    changes -> databases.apply(changes, changes.removalOnly() ? REMOVAL_DURABILITY : dataDurability),
-                    databases::flushLog, outcomes);
+            // Ordered submissions are data commits, unordered ones removals (see commit()): a batch is one or the
+            // other, never both, so it takes the durability of its first change set.
+            CoalescingCommitter<ChangeSet> committer = CoalescingCommitter.positionedApplierPool(
+                    "ha-committer-" + settings.virtualHostName(), APPLIERS, MAX_BATCH,
+                    batch -> databases.applyAt(batch,
+                            batch.get(0).removalOnly() ? REMOVAL_DURABILITY : dataDurability),
+                    new CoalescingCommitter.FlushableLog() {
+                        @Override
+                        public long end() {
+                            return databases.logEnd();
+                        }
+
+                        @Override
+                        public void flush() {
+                            databases.flushLog();
+                        }
+                    }, outcomes);
             committer.start();
             return new MasterSession(settings, databases, health, committer, heartbeat);
         } catch (RuntimeException e) {
@@ -121,6 +148,7 @@ final class MasterSession implements AutoCloseable {
     @Override
     public void close() {
         committer.close();
+        LOG.info("{}: master session ends: {}", settings.virtualHostName(), committer.stats().summary());
         heartbeat.close();
         databases.close();
     }

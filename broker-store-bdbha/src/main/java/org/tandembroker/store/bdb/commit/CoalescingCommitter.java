@@ -8,6 +8,7 @@ import java.util.Objects;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -55,6 +56,38 @@ public final class CoalescingCommitter<T> implements AutoCloseable {
         void apply(T work);
     }
 
+    /**
+     * Commits several units of work as ONE transaction (all or none); throws when it did not commit. One
+     * transaction per batch instead of one per unit is what makes a replicated commit cheap: one commit record,
+     * one replication message, one replay and one acknowledgement for the whole batch.
+     */
+    @FunctionalInterface
+    public interface BatchApplier<T> {
+        void apply(List<T> work);
+    }
+
+    /** A log position (e.g. a JE LSN) that orders log writes; {@link #NO_POSITION} when unknown. */
+    public static final long NO_POSITION = -1;
+
+    /**
+     * Commits several units of work as one transaction and tells where its commit record is in the log
+     * ({@link #NO_POSITION} when unknown: the commit then waits for a flush that starts after it was applied).
+     */
+    @FunctionalInterface
+    public interface PositionedApplier<T> {
+        long apply(List<T> work);
+    }
+
+    /**
+     * The log that a flush makes durable. {@link #end()} is the position of the last record written so far: every
+     * record at or below the value it returns is made durable by a {@link #flush()} that starts afterwards.
+     */
+    public interface FlushableLog {
+        long end();
+
+        void flush();
+    }
+
     /** Makes every transaction applied so far durable (one fsync); throws when that failed. */
     @FunctionalInterface
     public interface LogFlusher {
@@ -91,22 +124,40 @@ public final class CoalescingCommitter<T> implements AutoCloseable {
         }
     }
 
-    /** An applied (or failed) ordered submission on its way to the flusher; {@code failure} null on success. */
-    private record Outcome<T>(Pending<T> pending, Throwable failure) {
+    /**
+     * An applied (or failed) ordered submission on its way to the flusher; {@code failure} null on success;
+     * {@code position} where its commit record is in the log, or {@link #NO_POSITION}.
+     */
+    private record Outcome<T>(Pending<T> pending, Throwable failure, long position) {
+        boolean awaitsFlush() {
+            return failure == null && pending.flushRequired();
+        }
     }
 
     private static final long UNORDERED = -1;
+    /**
+     * How long an otherwise idle flusher waits before it looks whether committing appliers logged something it
+     * could flush already. Short against an fsync or an acknowledgement round trip (hundreds of microseconds to
+     * milliseconds); each look is one volatile read.
+     */
+    private static final long SPECULATIVE_FLUSH_POLL_MICROS = 100;
 
     private final String threadName;
     private final int appliers;
-    private final Applier<T> applier;
-    private final LogFlusher flusher;
+    /** Pool mode: the most submissions an applier commits in one transaction (1: one transaction each). */
+    private final int maxBatch;
+    private final PositionedApplier<T> applier;
+    private final FlushableLog log;
     private final Outcomes outcomes;
     private final BlockingQueue<Pending<T>> submitted = new LinkedBlockingQueue<>();
     /** Pool mode only: ordered submissions applied or failed, waiting for the flusher. */
     private final BlockingQueue<Outcome<T>> applied = new LinkedBlockingQueue<>();
     private final Pending<T> poison = new Pending<>(null, false, UNORDERED, null);
-    private final Outcome<T> poisonOutcome = new Outcome<>(null, null);
+    private final Outcome<T> poisonOutcome = new Outcome<>(null, null, NO_POSITION);
+    /** Tells an idle flusher that an applier started a commit that will need a flush (so it may flush early). */
+    private final Outcome<T> wakeOutcome = new Outcome<>(null, null, NO_POSITION);
+    /** Pool mode: appliers inside a commit whose submissions will need a flush. */
+    private final AtomicInteger committingForFlush = new AtomicInteger();
     /** Pool mode: the next sequence number of an ordered submission. */
     private final AtomicLong nextSequence = new AtomicLong();
     /** Written once by {@link #start()}; read by any thread (volatile publication). */
@@ -122,21 +173,31 @@ public final class CoalescingCommitter<T> implements AutoCloseable {
     private final AtomicLong flushes = new AtomicLong();
     private final AtomicLong flushedCommits = new AtomicLong();
     private final AtomicLong largestBatch = new AtomicLong();
+    /** Transactions committed (fewer than the submissions they carried when batched). */
+    private final AtomicLong transactions = new AtomicLong();
+    /** Time spent in the applier (commits, including replica acknowledgement waits) and in flushes. */
+    private final AtomicLong applyNanos = new AtomicLong();
+    private final AtomicLong flushNanos = new AtomicLong();
+    /** Pool mode: commits found durable when their applier returned (a flush overlapped their ack wait). */
+    private final AtomicLong earlyDurable = new AtomicLong();
 
-    private CoalescingCommitter(String threadName, int appliers, boolean separateFlusher, Applier<T> applier,
-                                LogFlusher flusher, Outcomes outcomes) {
+    private CoalescingCommitter(String threadName, int appliers, int maxBatch, boolean separateFlusher,
+                                PositionedApplier<T> applier, FlushableLog log, Outcomes outcomes) {
         this.threadName = Objects.requireNonNull(threadName, "threadName");
         this.flusherThread = separateFlusher ? new Thread(this::runFlusher, threadName + "-flusher") : null;
         this.appliers = appliers;
+        this.maxBatch = maxBatch;
         this.applier = Objects.requireNonNull(applier, "applier");
-        this.flusher = Objects.requireNonNull(flusher, "flusher");
+        this.log = Objects.requireNonNull(log, "log");
         this.outcomes = Objects.requireNonNull(outcomes, "outcomes");
     }
 
     /** One thread applies, flushes and completes (the standalone store). */
     public static <T> CoalescingCommitter<T> singleThread(String threadName, Applier<T> applier, LogFlusher flusher,
                                                           Outcomes outcomes) {
-        return new CoalescingCommitter<>(threadName, 1, false, applier, flusher, outcomes);
+        Objects.requireNonNull(applier, "applier");
+        return new CoalescingCommitter<>(threadName, 1, 1, false, unpositioned(work -> applier.apply(work.get(0))),
+                unpositioned(flusher), outcomes);
     }
 
     /**
@@ -145,10 +206,65 @@ public final class CoalescingCommitter<T> implements AutoCloseable {
      */
     public static <T> CoalescingCommitter<T> applierPool(String threadName, int appliers, Applier<T> applier,
                                                          LogFlusher flusher, Outcomes outcomes) {
+        Objects.requireNonNull(applier, "applier");
+        return applierPool(threadName, appliers, 1, work -> applier.apply(work.get(0)), flusher, outcomes);
+    }
+
+    /**
+     * Like {@link #applierPool(String, int, Applier, LogFlusher, Outcomes)}, but an applier that wakes takes up to
+     * {@code maxBatch} queued submissions and commits them as one transaction: ordered ones together, unordered
+     * ones together (never mixed, so a consumer's removals keep their own, lighter durability). Under light load a
+     * batch holds one submission; under load the batch grows while earlier ones wait for acknowledgements, so the
+     * number of transactions follows the replication round trip, not the commit rate. A batch that fails fails
+     * every submission in it with the same error. Completion order is unchanged (submission order for ordered
+     * submissions).
+     */
+    public static <T> CoalescingCommitter<T> applierPool(String threadName, int appliers, int maxBatch,
+                                                         BatchApplier<T> applier, LogFlusher flusher,
+                                                         Outcomes outcomes) {
+        Objects.requireNonNull(applier, "applier");
+        return positionedApplierPool(threadName, appliers, maxBatch, unpositioned(applier), unpositioned(flusher),
+                outcomes);
+    }
+
+    /**
+     * Like {@link #applierPool(String, int, int, BatchApplier, LogFlusher, Outcomes)}, with log positions: the
+     * flusher flushes while appliers still wait for replica acknowledgements, and a commit whose record a finished
+     * flush already covered completes as soon as its applier returns, without waiting for another flush. The fsync
+     * then overlaps the acknowledgement round trip instead of following it.
+     */
+    public static <T> CoalescingCommitter<T> positionedApplierPool(String threadName, int appliers, int maxBatch,
+                                                                   PositionedApplier<T> applier, FlushableLog log,
+                                                                   Outcomes outcomes) {
         if (appliers < 1) {
             throw new IllegalArgumentException("appliers must be at least 1: " + appliers);
         }
-        return new CoalescingCommitter<>(threadName, appliers, true, applier, flusher, outcomes);
+        if (maxBatch < 1) {
+            throw new IllegalArgumentException("maxBatch must be at least 1: " + maxBatch);
+        }
+        return new CoalescingCommitter<>(threadName, appliers, maxBatch, true, applier, log, outcomes);
+    }
+
+    private static <T> PositionedApplier<T> unpositioned(BatchApplier<T> applier) {
+        return work -> {
+            applier.apply(work);
+            return NO_POSITION;
+        };
+    }
+
+    private static FlushableLog unpositioned(LogFlusher flusher) {
+        Objects.requireNonNull(flusher, "flusher");
+        return new FlushableLog() {
+            @Override
+            public long end() {
+                return NO_POSITION;
+            }
+
+            @Override
+            public void flush() {
+                flusher.flush();
+            }
+        };
     }
 
     /** Starts the threads. Submissions made before are kept and applied. */
@@ -219,7 +335,8 @@ public final class CoalescingCommitter<T> implements AutoCloseable {
     /** Counters so far. */
     public CommitterStats stats() {
         return new CommitterStats(commits.get(), failures.get(), flushes.get(), flushedCommits.get(),
-                largestBatch.get(), submitted.size());
+                largestBatch.get(), submitted.size(), transactions.get(), applyNanos.get(), flushNanos.get(),
+                earlyDurable.get());
     }
 
     /**
@@ -272,52 +389,174 @@ public final class CoalescingCommitter<T> implements AutoCloseable {
     }
 
     private void runApplier() {
-        while (true) {
-            Pending<T> pending = take(submitted);
-            if (pending == poison) {
-                submitted.add(poison); // for the other appliers
-                if (liveAppliers.decrementAndGet() == 0) {
-                    failRemaining(submitted);
-                    applied.add(poisonOutcome); // the flusher stops once every applier has handed over its work
+        List<Pending<T>> taken = new ArrayList<>();
+        List<Pending<T>> ordered = new ArrayList<>();
+        List<Pending<T>> unordered = new ArrayList<>();
+        boolean stop = false;
+        while (!stop) {
+            taken.add(take(submitted));
+            if (maxBatch > 1) {
+                submitted.drainTo(taken, maxBatch - 1);
+            }
+            for (Pending<T> pending : taken) {
+                if (pending == poison) {
+                    stop = true;
+                } else {
+                    (pending.ordered() ? ordered : unordered).add(pending);
                 }
-                return;
             }
-            if (!pending.ordered()) {
-                apply(pending);
-                continue;
-            }
-            if (closing) {
-                failClosed(pending.future());
-                continue;
-            }
-            try {
-                applier.apply(pending.work());
-                applied.add(new Outcome<>(pending, null));
-            } catch (Throwable e) {
-                applied.add(new Outcome<>(pending, outcomes.failed(e)));
-            }
+            taken.clear();
+            applyUnordered(unordered);
+            applyOrdered(ordered);
+            unordered.clear();
+            ordered.clear();
+        }
+        submitted.add(poison); // for the other appliers
+        if (liveAppliers.decrementAndGet() == 0) {
+            failRemaining(submitted);
+            applied.add(poisonOutcome); // the flusher stops once every applier has handed over its work
         }
     }
 
+    /** Pool mode: commits unordered submissions as one transaction and completes them here. */
+    private void applyUnordered(List<Pending<T>> batch) {
+        if (batch.isEmpty()) {
+            return;
+        }
+        if (closing) {
+            batch.forEach(pending -> failClosed(pending.future()));
+            return;
+        }
+        try {
+            timedApply(works(batch));
+        } catch (Throwable e) {
+            Throwable failure = outcomes.failed(e);
+            failures.addAndGet(batch.size());
+            batch.forEach(pending -> pending.future().completeExceptionally(failure));
+            return;
+        }
+        transactions.incrementAndGet();
+        outcomes.succeeded();
+        commits.addAndGet(batch.size());
+        batch.forEach(pending -> pending.future().complete(null));
+    }
+
+    /** Pool mode: commits ordered submissions as one transaction and hands their outcomes to the flusher. */
+    private void applyOrdered(List<Pending<T>> batch) {
+        if (batch.isEmpty()) {
+            return;
+        }
+        if (closing) {
+            batch.forEach(pending -> failClosed(pending.future()));
+            return;
+        }
+        boolean needsFlush = batch.stream().anyMatch(Pending::flushRequired);
+        if (needsFlush && committingForFlush.getAndIncrement() == 0) {
+            applied.add(wakeOutcome);
+        }
+        Throwable failure = null;
+        long position = NO_POSITION;
+        try {
+            position = timedApply(works(batch));
+            transactions.incrementAndGet();
+        } catch (Throwable e) {
+            failure = outcomes.failed(e);
+        }
+        for (Pending<T> pending : batch) {
+            applied.add(new Outcome<>(pending, failure, position));
+        }
+        if (needsFlush) {
+            committingForFlush.decrementAndGet();
+        }
+    }
+
+    private long timedApply(List<T> works) {
+        long start = System.nanoTime();
+        try {
+            return applier.apply(works);
+        } finally {
+            applyNanos.addAndGet(System.nanoTime() - start);
+        }
+    }
+
+    private void timedFlush() {
+        long start = System.nanoTime();
+        try {
+            log.flush();
+        } finally {
+            flushNanos.addAndGet(System.nanoTime() - start);
+        }
+    }
+
+    private List<T> works(List<Pending<T>> batch) {
+        List<T> works = new ArrayList<>(batch.size());
+        for (Pending<T> pending : batch) {
+            works.add(pending.work());
+        }
+        return works;
+    }
+
     /**
-     * Pool mode: flushes for every applied commit that needs it, then completes ordered futures strictly by
-     * sequence number. {@code finished} is the reorder buffer: outcomes that are final (failed, applied without
-     * needing a flush, or flushed) but wait for a lower sequence number still being applied.
+     * Pool mode: makes applied commits durable and completes ordered futures strictly by sequence number.
+     *
+     * <p>{@code durable} is the log position covered by the last successful flush. A commit whose record is at
+     * or below it is durable already (the flush ran while its applier waited for replica acknowledgements) and
+     * needs no other flush; the others wait in {@code awaiting} for the next one. While appliers are inside
+     * commits, the flusher also flushes whenever the log grew, so that the fsync overlaps the acknowledgement
+     * round trip; when nobody commits or waits, it sleeps. {@code finished} is the reorder buffer: outcomes that
+     * are final (failed, applied without needing a flush, or flushed) but wait for a lower sequence number.
      */
     private void runFlusher() {
         List<Outcome<T>> batch = new ArrayList<>();
+        List<Outcome<T>> awaiting = new ArrayList<>();
         Map<Long, Outcome<T>> finished = new HashMap<>();
         long nextToComplete = 0;
+        long durable = NO_POSITION;
         boolean stop = false;
         while (!stop) {
-            batch.add(take(applied));
+            if (awaiting.isEmpty() && committingForFlush.get() == 0) {
+                batch.add(take(applied));
+            } else if (awaiting.isEmpty()) {
+                // Appliers are committing: look again soon, to flush what they logged while they wait for acks.
+                Outcome<T> next = poll(applied, SPECULATIVE_FLUSH_POLL_MICROS);
+                if (next != null) {
+                    batch.add(next);
+                }
+            }
             applied.drainTo(batch);
             stop = batch.removeIf(outcome -> outcome == poisonOutcome);
-            batch = flush(batch);
+            batch.removeIf(outcome -> outcome == wakeOutcome);
             for (Outcome<T> outcome : batch) {
-                finished.put(outcome.pending().sequence(), outcome);
+                if (!outcome.awaitsFlush() || covered(outcome, durable)) {
+                    finished.put(outcome.pending().sequence(), outcome);
+                } else {
+                    awaiting.add(outcome);
+                }
             }
             batch.clear();
+            long end = log.end();
+            boolean logGrew = end != NO_POSITION && end > durable;
+            if (!awaiting.isEmpty() || (logGrew && committingForFlush.get() > 0)) {
+                Throwable failure = null;
+                try {
+                    timedFlush();
+                    flushes.incrementAndGet();
+                    if (!awaiting.isEmpty()) {
+                        flushedCommits.addAndGet(awaiting.size());
+                        largestBatch.accumulateAndGet(awaiting.size(), Math::max);
+                    }
+                    durable = Math.max(durable, end);
+                } catch (Throwable e) {
+                    failure = outcomes.failed(e);
+                }
+                // Everything that was awaiting had been applied before this flush started: it is covered.
+                for (Outcome<T> outcome : awaiting) {
+                    Outcome<T> result = failure == null ? outcome
+                            : new Outcome<>(outcome.pending(), failure, outcome.position());
+                    finished.put(outcome.pending().sequence(), result);
+                }
+                awaiting.clear();
+            }
             Outcome<T> next;
             while ((next = finished.remove(nextToComplete)) != null) {
                 complete(next);
@@ -328,31 +567,14 @@ public final class CoalescingCommitter<T> implements AutoCloseable {
         finished.keySet().stream().sorted().forEach(sequence -> complete(finished.get(sequence)));
     }
 
-    /** Pool mode: one flush for the batch's applied commits that need it; their outcomes become final. */
-    private List<Outcome<T>> flush(List<Outcome<T>> batch) {
-        List<Outcome<T>> needingFlush = batch.stream()
-                .filter(outcome -> outcome.failure() == null && outcome.pending().flushRequired()).toList();
-        if (needingFlush.isEmpty()) {
-            return batch;
+    /** True when a finished flush already made {@code outcome}'s commit record durable. */
+    private boolean covered(Outcome<T> outcome, long durable) {
+        if (outcome.position() == NO_POSITION || durable == NO_POSITION || outcome.position() > durable) {
+            return false;
         }
-        Throwable failure = null;
-        try {
-            flusher.flush();
-            flushes.incrementAndGet();
-            flushedCommits.addAndGet(needingFlush.size());
-            largestBatch.accumulateAndGet(needingFlush.size(), Math::max);
-        } catch (Throwable e) {
-            failure = outcomes.failed(e);
-        }
-        if (failure == null) {
-            return batch;
-        }
-        List<Outcome<T>> result = new ArrayList<>(batch.size());
-        for (Outcome<T> outcome : batch) {
-            boolean flushFailed = outcome.failure() == null && outcome.pending().flushRequired();
-            result.add(flushFailed ? new Outcome<>(outcome.pending(), failure) : outcome);
-        }
-        return result;
+        earlyDurable.incrementAndGet();
+        flushedCommits.incrementAndGet();
+        return true;
     }
 
     private void complete(Outcome<T> outcome) {
@@ -373,12 +595,13 @@ public final class CoalescingCommitter<T> implements AutoCloseable {
             return false;
         }
         try {
-            applier.apply(pending.work());
+            timedApply(List.of(pending.work()));
         } catch (Throwable e) {
             failures.incrementAndGet();
             pending.future().completeExceptionally(outcomes.failed(e));
             return false;
         }
+        transactions.incrementAndGet();
         if (pending.flushRequired()) {
             return true;
         }
@@ -393,7 +616,7 @@ public final class CoalescingCommitter<T> implements AutoCloseable {
             return;
         }
         try {
-            flusher.flush();
+            timedFlush();
         } catch (Throwable e) {
             Throwable failure = outcomes.failed(e);
             failures.addAndGet(batch.size());
@@ -422,6 +645,14 @@ public final class CoalescingCommitter<T> implements AutoCloseable {
         if (future.completeExceptionally(
                 new BrokerException(ErrorKind.NOT_ACTIVE, threadName + ": the store is closed"))) {
             failures.incrementAndGet();
+        }
+    }
+
+    private static <E> E poll(BlockingQueue<E> queue, long micros) {
+        try {
+            return queue.poll(micros, TimeUnit.MICROSECONDS);
+        } catch (InterruptedException e) {
+            return null; // never carry an interrupt into JE; close() uses a poison pill
         }
     }
 

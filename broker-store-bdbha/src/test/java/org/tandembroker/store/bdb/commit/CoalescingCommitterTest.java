@@ -363,4 +363,194 @@ class CoalescingCommitterTest {
         assertThat(failureKind(queued)).isEqualTo(ErrorKind.NOT_ACTIVE);
         await().atMost(DEADLINE).until(() -> !closer.isAlive());
     }
+    @Test
+    void batchingPoolCommitsWhatQueuedMeanwhileAsOneTransactionAndKeepsRemovalsApart() {
+        CountDownLatch releaseFirst = new CountDownLatch(1);
+        CountDownLatch firstApplying = new CountDownLatch(1);
+        List<List<String>> transactions = java.util.Collections.synchronizedList(new ArrayList<>());
+        committer = CoalescingCommitter.applierPool("batch-test", 1, 16, batch -> {
+            if (batch.contains("first")) {
+                firstApplying.countDown();
+                awaitLatch(releaseFirst); // e.g. waiting for a replica's acknowledgement
+            }
+            transactions.add(List.copyOf(batch));
+        }, flushCalls::incrementAndGet, CoalescingCommitter.Outcomes.passThrough());
+        committer.start();
+
+        CompletableFuture<Void> first = committer.submit("first", true);
+        awaitLatch(firstApplying);
+        List<CompletableFuture<Void>> queued = new ArrayList<>();
+        for (String work : List.of("a", "b", "c")) {
+            queued.add(committer.submit(work, true));
+        }
+        CompletableFuture<Void> removal1 = committer.submitUnordered("r1");
+        CompletableFuture<Void> removal2 = committer.submitUnordered("r2");
+        releaseFirst.countDown();
+
+        assertThat(first).succeedsWithin(DEADLINE);
+        queued.forEach(future -> assertThat(future).succeedsWithin(DEADLINE));
+        assertThat(removal1).succeedsWithin(DEADLINE);
+        assertThat(removal2).succeedsWithin(DEADLINE);
+        assertThat(transactions).containsExactlyInAnyOrder(List.of("first"), List.of("a", "b", "c"),
+                List.of("r1", "r2"));
+        assertThat(committer.stats().transactions()).isEqualTo(3);
+        assertThat(committer.stats().commits()).isEqualTo(6);
+    }
+
+    @Test
+    void batchingPoolNeverPutsMoreThanMaxBatchSubmissionsInOneTransaction() {
+        CountDownLatch releaseFirst = new CountDownLatch(1);
+        CountDownLatch firstApplying = new CountDownLatch(1);
+        List<Integer> sizes = java.util.Collections.synchronizedList(new ArrayList<>());
+        committer = CoalescingCommitter.applierPool("batch-test", 1, 3, batch -> {
+            if (batch.contains("first")) {
+                firstApplying.countDown();
+                awaitLatch(releaseFirst);
+            }
+            sizes.add(batch.size());
+        }, () -> { }, CoalescingCommitter.Outcomes.passThrough());
+        committer.start();
+
+        List<CompletableFuture<Void>> futures = new ArrayList<>();
+        futures.add(committer.submit("first", true));
+        awaitLatch(firstApplying);
+        for (int i = 1; i <= 7; i++) {
+            futures.add(committer.submit("m" + i, true));
+        }
+        releaseFirst.countDown();
+
+        futures.forEach(future -> assertThat(future).succeedsWithin(DEADLINE));
+        assertThat(sizes).containsExactly(1, 3, 3, 1);
+    }
+
+    @Test
+    void aBatchThatFailsFailsEveryCommitInItAndTheNextBatchStillCommits() {
+        CountDownLatch releaseFirst = new CountDownLatch(1);
+        CountDownLatch firstApplying = new CountDownLatch(1);
+        committer = CoalescingCommitter.applierPool("batch-test", 1, 16, batch -> {
+            if (batch.contains("first")) {
+                firstApplying.countDown();
+                awaitLatch(releaseFirst);
+            }
+            if (batch.stream().anyMatch(work -> work.startsWith("bad"))) {
+                throw new IllegalStateException("disk full");
+            }
+        }, () -> { }, wrapping());
+        committer.start();
+
+        CompletableFuture<Void> first = committer.submit("first", true);
+        awaitLatch(firstApplying);
+        CompletableFuture<Void> before = committer.submit("innocent", true);
+        CompletableFuture<Void> bad = committer.submit("bad", true);
+        releaseFirst.countDown();
+
+        assertThat(first).succeedsWithin(DEADLINE);
+        assertThat(failureKind(before)).isEqualTo(ErrorKind.INTERNAL_ERROR);
+        assertThat(failureKind(bad)).isEqualTo(ErrorKind.INTERNAL_ERROR);
+        assertThat(committer.submit("later", true)).succeedsWithin(DEADLINE);
+    }
+    /** A fake log: appliers move its end, flushes make everything up to the end seen at their start durable. */
+    private final class FakeLog implements CoalescingCommitter.FlushableLog {
+        private final java.util.concurrent.atomic.AtomicLong end = new java.util.concurrent.atomic.AtomicLong(-1);
+
+        long append() {
+            return end.incrementAndGet();
+        }
+
+        @Override
+        public long end() {
+            return end.get();
+        }
+
+        @Override
+        public void flush() {
+            flushCalls.incrementAndGet();
+        }
+    }
+
+    @Test
+    void aFlushThatRunsWhileTheApplierWaitsForAcknowledgementsMakesItsCommitDurableWithoutAnotherFlush() {
+        FakeLog log = new FakeLog();
+        CountDownLatch logged = new CountDownLatch(1);
+        CountDownLatch acknowledged = new CountDownLatch(1);
+        committer = CoalescingCommitter.positionedApplierPool("pos-test", 1, 8, batch -> {
+            long position = log.append(); // the commit record is in the log ...
+            logged.countDown();
+            awaitLatch(acknowledged); // ... and the applier waits for the replicas
+            return position;
+        }, log, CoalescingCommitter.Outcomes.passThrough());
+        committer.start();
+
+        CompletableFuture<Void> commit = committer.submit("m", true);
+        awaitLatch(logged);
+        await().atMost(DEADLINE).until(() -> flushCalls.get() >= 1); // flushed during the wait
+        int flushesDuringTheWait = flushCalls.get();
+        assertThat(commit).isNotDone();
+        acknowledged.countDown();
+
+        assertThat(commit).succeedsWithin(DEADLINE);
+        assertThat(flushCalls.get()).isEqualTo(flushesDuringTheWait);
+        assertThat(committer.stats().earlyDurable()).isEqualTo(1);
+    }
+
+    @Test
+    void aCommitLoggedAfterTheLastFlushStartedWaitsForTheNextFlush() {
+        FakeLog log = new FakeLog();
+        CountDownLatch releaseFirstFlush = new CountDownLatch(1);
+        CountDownLatch firstFlushRunning = new CountDownLatch(1);
+        CoalescingCommitter.FlushableLog slowFirstFlush = new CoalescingCommitter.FlushableLog() {
+            @Override
+            public long end() {
+                return log.end();
+            }
+
+            @Override
+            public void flush() {
+                if (flushCalls.incrementAndGet() == 1) {
+                    firstFlushRunning.countDown();
+                    awaitLatch(releaseFirstFlush);
+                }
+            }
+        };
+        committer = CoalescingCommitter.positionedApplierPool("pos-test", 2, 8, batch -> log.append(),
+                slowFirstFlush, CoalescingCommitter.Outcomes.passThrough());
+        committer.start();
+
+        CompletableFuture<Void> first = committer.submit("first", true);
+        awaitLatch(firstFlushRunning);
+        CompletableFuture<Void> second = committer.submit("second", true); // logged while the first flush runs
+        await().atMost(DEADLINE).until(() -> log.end() == 1);
+        releaseFirstFlush.countDown();
+
+        assertThat(first).succeedsWithin(DEADLINE);
+        assertThat(second).succeedsWithin(DEADLINE);
+        assertThat(flushCalls.get()).isGreaterThanOrEqualTo(2);
+    }
+
+    @Test
+    void withoutPositionsEveryCommitWaitsForAFlushThatStartsAfterIt() {
+        CountDownLatch acknowledged = new CountDownLatch(1);
+        committer = CoalescingCommitter.positionedApplierPool("pos-test", 1, 8, batch -> {
+            awaitLatch(acknowledged);
+            return CoalescingCommitter.NO_POSITION;
+        }, new CoalescingCommitter.FlushableLog() {
+            @Override
+            public long end() {
+                return CoalescingCommitter.NO_POSITION;
+            }
+
+            @Override
+            public void flush() {
+                flushCalls.incrementAndGet();
+            }
+        }, CoalescingCommitter.Outcomes.passThrough());
+        committer.start();
+
+        CompletableFuture<Void> commit = committer.submit("m", true);
+        acknowledged.countDown();
+
+        assertThat(commit).succeedsWithin(DEADLINE);
+        assertThat(flushCalls.get()).isEqualTo(1);
+        assertThat(committer.stats().earlyDurable()).isZero();
+    }
 }
