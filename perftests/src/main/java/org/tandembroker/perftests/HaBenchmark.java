@@ -13,31 +13,46 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.concurrent.Callable;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.atomic.LongAdder;
 import org.HdrHistogram.Histogram;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /**
- * The replicated store's benchmarks (issue 3), each against a group of {@code bdb-ha} broker processes on loopback
- * ({@link HaCluster}): {@code throughput} (two-node group, HA default versus {@code SYNC,SYNC,ALL} versus the
- * standalone coalescing broker, with {@link PairedLoad}), {@code roundtrip} (one client: send persistent, receive
- * it, repeat) and {@code failover} (a queue of persistent messages, {@code kill -9} of the master, then the JMX
- * designation of the replica in a two-node group, or nothing in a three-node group; times to the first message
- * and to 10,000 messages consumed from the new master). Writes Markdown into a results folder.
+ * The replicated store's benchmarks (issues 3 and 5), against groups of {@code bdb-ha} broker processes on loopback
+ * ({@link HaCluster}):
+ * <ul>
+ * <li>{@code throughput}: two-node group, HA default versus {@code SYNC,SYNC,ALL} versus the standalone coalescing
+ * broker, with {@link PairedLoad};</li>
+ * <li>{@code roundtrip}: one client sends a persistent message and receives it, again and again, against each
+ * setup of {@code --setups} (HA default, {@code SYNC,SYNC,ALL}, standalone), in one table with the issue's
+ * target (HA default p50 at most 1 ms);</li>
+ * <li>{@code failover}: the matrix of group sizes x message sizes x queue depths ({@link FailoverPlan}), each
+ * cell on a fresh group ({@link FailoverRun}); {@code failover.md}, {@code failover.csv} and the chart
+ * {@code failover.png} ({@link FailoverChart});</li>
+ * <li>{@code catchup}: how fast a replica that was down catches up with the master ({@link CatchUpRun}).</li>
+ * </ul>
+ * Every run writes a results folder with the machine's description ({@code machine.md}).
  *
- * <p>Threads: the main thread runs everything; {@link PairedLoad} and {@link AsyncPublisher} have their own.
+ * <p>Threads: the main thread runs everything; {@link PairedLoad}, {@link AsyncPublisher} and the catch-up watch
+ * have their own.
  */
 @Command(name = "ha", mixinStandardHelpOptions = true, sortOptions = false,
-        description = "Replicated store benchmarks: throughput, roundtrip, failover.")
+        description = "Replicated store benchmarks: throughput, roundtrip, failover, catchup.")
 public final class HaBenchmark implements Callable<Integer> {
     private static final String HA_DEFAULT = "NO_SYNC,NO_SYNC,SIMPLE_MAJORITY";
     private static final String HA_SYNC = "SYNC,SYNC,ALL";
+    private static final List<String> SETUPS = List.of("ha-default", "ha-sync", "standalone");
+    static final Duration ROUND_TRIP_TARGET = Duration.ofMillis(1);
 
-    @CommandLine.Parameters(index = "0", description = "throughput, roundtrip or failover")
+    @Spec
+    private CommandSpec spec;
+
+    @CommandLine.Parameters(index = "0", description = "throughput, roundtrip, failover or catchup")
     private String mode;
 
     @Option(names = "--warmup", converter = DurationConverter.class, defaultValue = "5s")
@@ -50,20 +65,50 @@ public final class HaBenchmark implements Callable<Integer> {
     private List<Integer> pairs;
 
     @Option(names = "--setups", split = ",", defaultValue = "ha-default,ha-sync,standalone",
-            description = "throughput: ha-default, ha-sync, standalone")
+            description = "throughput and roundtrip: ha-default, ha-sync, standalone (default: ${DEFAULT-VALUE})")
     private List<String> setups;
 
     @Option(names = "--round-trips", defaultValue = "5000")
     private int roundTrips;
 
-    @Option(names = "--depth", defaultValue = "500000", description = "failover: messages queued before the kill")
-    private long depth;
+    @Option(names = {"--depths", "--depth"}, split = ",", paramLabel = "N", defaultValue = "0,100000,500000",
+            description = "failover: messages queued before the kill (default: ${DEFAULT-VALUE})")
+    private List<Long> depths;
 
-    @Option(names = "--nodes", defaultValue = "2", description = "failover: 2 (designation) or 3 (election)")
-    private int nodes;
+    @Option(names = "--sizes", split = ",", paramLabel = "BYTES",
+            description = "failover: message body sizes (default: 2048,20480,204800; --body-size N alone: N)")
+    private List<Integer> sizes;
 
-    @Option(names = "--body-size", defaultValue = "1024")
-    private int bodySize;
+    @Option(names = "--nodes", split = ",", defaultValue = "2,3",
+            description = "failover: group sizes; 2 fails over by designation, 3 by election (default: ${DEFAULT-VALUE})")
+    private List<Integer> nodes;
+
+    @Option(names = "--max-queued-bytes", converter = ByteSizeConverter.class, paramLabel = "SIZE",
+            defaultValue = "4GiB", description = "failover: skip cells whose depth x size exceeds this"
+            + " (default: ${DEFAULT-VALUE})")
+    private long maxQueuedBytes;
+
+    @Option(names = "--drain-timeout", converter = DurationConverter.class, paramLabel = "DURATION",
+            defaultValue = "10min", description = "failover: longest wait for the queue to drain after a failover;"
+            + " catchup: for the catch-up and for the check on the replica (default: ${DEFAULT-VALUE})")
+    private Duration drainTimeout;
+
+    @Option(names = "--backlog", paramLabel = "N", defaultValue = "100000",
+            description = "catchup: messages published while the replica is down (default: ${DEFAULT-VALUE})")
+    private long backlog;
+
+    @Option(names = "--replica-stop", paramLabel = "term|kill", defaultValue = "term",
+            description = "catchup: stop the replica with SIGTERM (term) or kill -9 (kill) (default: ${DEFAULT-VALUE})")
+    private String replicaStop;
+
+    @Option(names = "--verify", negatable = true, defaultValue = "true", fallbackValue = "true",
+            description = "catchup: afterwards stop the master, designate the replica and consume the backlog from"
+                    + " it (default: ${DEFAULT-VALUE})")
+    private boolean verify;
+
+    @Option(names = "--body-size", paramLabel = "BYTES",
+            description = "message body size (default: 1024; catchup: 2048; failover: see --sizes)")
+    private Integer bodySize;
 
     @Option(names = "--broker-jvm-option")
     private List<String> brokerJvmOptions = new ArrayList<>();
@@ -79,13 +124,48 @@ public final class HaBenchmark implements Callable<Integer> {
 
     private Path results;
     private final StringBuilder document = new StringBuilder();
+    private final List<FailoverResult> failoverResults = new ArrayList<>();
+    private CatchUpResult catchUpResult;
+
+    /** What a run produced, for tests: the results folder and the failover or catch-up results. */
+    public record Report(Path resultsFolder, List<FailoverResult> failover, Optional<CatchUpResult> catchUp,
+                         boolean ok) {
+    }
 
     public static void main(String[] args) {
         System.exit(new CommandLine(new HaBenchmark()).execute(args));
     }
 
+    /** Parses {@code args} as the command line would and runs the benchmark (for tests). */
+    public static Report run(String... args) throws Exception {
+        HaBenchmark benchmark = new HaBenchmark();
+        new CommandLine(benchmark).parseArgs(args);
+        boolean ok = benchmark.runMode();
+        return new Report(benchmark.results, List.copyOf(benchmark.failoverResults),
+                Optional.ofNullable(benchmark.catchUpResult), ok);
+    }
+
     @Override
     public Integer call() throws Exception {
+        boolean ok = runMode();
+        System.out.println();
+        System.out.println(document);
+        System.out.println("Results: " + results);
+        return ok ? 0 : 1;
+    }
+
+    private boolean runMode() throws Exception {
+        if (!List.of("throughput", "roundtrip", "failover", "catchup").contains(mode)) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "unknown mode " + mode
+                    + "; modes: throughput, roundtrip, failover, catchup");
+        }
+        FailoverPlan plan = mode.equals("failover") ? plan() : null;
+        for (String setup : setups) {
+            if (!SETUPS.contains(setup)) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "unknown setup " + setup
+                        + "; setups: " + String.join(", ", SETUPS));
+            }
+        }
         results = ResultsFolder.create(resultsBase, "ha-" + mode);
         Files.createDirectories(temp);
         Machine machine = Machine.describe(temp);
@@ -93,14 +173,17 @@ public final class HaBenchmark implements Callable<Integer> {
         boolean ok = switch (mode) {
             case "throughput" -> throughput();
             case "roundtrip" -> roundTrip();
-            case "failover" -> failover();
-            default -> throw new CommandLine.ParameterException(new CommandLine(this), "unknown mode " + mode);
+            case "failover" -> failover(plan);
+            default -> catchUp();
         };
-        Files.writeString(results.resolve("ha-" + mode + ".md"), document);
-        System.out.println();
-        System.out.println(document);
-        System.out.println("Results: " + results);
-        return ok ? 0 : 1;
+        if (mode.equals("throughput") || mode.equals("roundtrip")) {
+            Files.writeString(results.resolve("ha-" + mode + ".md"), document);
+        }
+        return ok;
+    }
+
+    private int bodySize(int otherwise) {
+        return bodySize != null ? bodySize : otherwise;
     }
 
     private HaCluster cluster(int size, String durability, boolean coalescing, boolean jmx) throws Exception {
@@ -124,7 +207,7 @@ public final class HaBenchmark implements Callable<Integer> {
                 try {
                     BrokerFiles files = BrokerFiles.write(directory, lib, StoreSetup.COALESCING, "128MiB", List.of());
                     try (BrokerProcess broker = BrokerProcess.start(lib, files, brokerJvmOptions)) {
-                        Clients clients = new Clients(broker.uri(), files.user(), files.password(), bodySize, 0);
+                        Clients clients = new Clients(broker.uri(), files.user(), files.password(), bodySize(1024), 0);
                         for (int n : pairs) {
                             PairedLoad.Result r = new PairedLoad(clients, "perf-standalone-n" + n, n).run(broker,
                                     warmUp, window, 1, Duration.ofMinutes(5), fsyncs, progress);
@@ -145,7 +228,8 @@ public final class HaBenchmark implements Callable<Integer> {
                 cluster.start(Duration.ofSeconds(3));
                 BrokerProcess master = cluster.node(0);
                 BrokerProcess replica = cluster.node(1);
-                Clients clients = new Clients(master.uri(), cluster.user(), cluster.password(), bodySize, 0);
+                Clients clients = new Clients(master.uri(), cluster.user(), cluster.password(), bodySize(1024),
+                        0);
                 for (int n : pairs) {
                     Duration replicaBefore = replica.cpuTime();
                     long started = System.nanoTime();
@@ -169,7 +253,7 @@ public final class HaBenchmark implements Callable<Integer> {
             double standalone = rate(rows, "standalone", r.pairs());
             DeliveryLedger.Check check = r.ledger();
             table.add(List.of(row.settings(), Integer.toString(r.pairs()), grouped(r.consumedPerSecond()),
-                    grouped(r.consumedPerSecond() * bodySize / 1024.0), ThroughputBenchmark.millis(r.latencyMicros(), 50),
+                    grouped(r.consumedPerSecond() * bodySize(1024) / 1024.0), ThroughputBenchmark.millis(r.latencyMicros(), 50),
                     ThroughputBenchmark.millis(r.latencyMicros(), 99),
                     r.fsyncs().available() && r.producedInWindow() > 0
                             ? String.format(Locale.ROOT, "%.3f", (double) r.fsyncs().count() / r.producedInWindow())
@@ -183,7 +267,7 @@ public final class HaBenchmark implements Callable<Integer> {
                             check.confirmed())));
         }
         document.append(String.format(Locale.ROOT, "Warm-up %s, window %s, body %d B, pairs %s.%n%n", warmUp, window,
-                bodySize, pairs)).append(table.markdown())
+                bodySize(1024), pairs)).append(table.markdown())
                 .append("\n*replica CPU: over the whole run (warm-up, window and drain), % of one core.\n");
         table.writeCsv(results.resolve("ha-throughput.csv"));
         return rows.stream().allMatch(r -> r.result().ledger().complete() && r.result().drained());
@@ -196,147 +280,224 @@ public final class HaBenchmark implements Callable<Integer> {
 
     // ---------------------------------------------------------------- round trip
 
+    /** The round trips of one setup, in microseconds. */
+    record RoundTrip(String setup, String store, Histogram micros) {
+    }
+
     private boolean roundTrip() throws Exception {
-        try (HaCluster cluster = cluster(2, HA_DEFAULT, true, false)) {
-            cluster.start(Duration.ofSeconds(3));
-            Clients clients = new Clients(cluster.node(0).uri(), cluster.user(), cluster.password(), bodySize, 0);
-            Histogram histogram = new Histogram(60_000_000L, 3);
-            try (Connection connection = clients.syncSendConnection("perf-roundtrip")) {
-                Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
-                Queue queue = session.createQueue("perf-roundtrip");
-                MessageProducer producer = session.createProducer(queue);
-                producer.setDeliveryMode(DeliveryMode.PERSISTENT);
-                MessageConsumer consumer = session.createConsumer(queue);
-                int warm = Math.min(1000, roundTrips);
-                for (int i = 0; i < warm + roundTrips; i++) {
-                    long start = System.nanoTime();
-                    producer.send(clients.message(session, 0, i));
-                    Message received = consumer.receive(30_000);
-                    long micros = (System.nanoTime() - start) / 1000;
-                    if (received == null) {
-                        throw new IllegalStateException("round trip " + i + ": nothing received in 30 s");
+        Progress progress = Progress.console();
+        List<RoundTrip> rows = new ArrayList<>();
+        for (String setup : setups) {
+            progress.run("roundtrip " + setup, Duration.ZERO);
+            if (setup.equals("standalone")) {
+                Path directory = Files.createTempDirectory(temp, "tandem-perf-standalone-");
+                try {
+                    BrokerFiles files = BrokerFiles.write(directory, lib, StoreSetup.COALESCING, "128MiB", List.of());
+                    try (BrokerProcess broker = BrokerProcess.start(lib, files, brokerJvmOptions)) {
+                        Clients clients = new Clients(broker.uri(), files.user(), files.password(), bodySize(1024), 0);
+                        rows.add(new RoundTrip(setup, "bdb, NO_SYNC, coalescingSync true",
+                                measureRoundTrips(clients, progress)));
+                        broker.stop(Duration.ofSeconds(60));
+                        broker.saveOutput(results.resolve("roundtrip-standalone.log"));
                     }
-                    if (i >= warm) {
-                        histogram.recordValue(micros);
-                    }
+                } finally {
+                    ResultsFolder.deleteTree(directory);
+                }
+            } else {
+                boolean sync = setup.equals("ha-sync");
+                String durability = sync ? HA_SYNC : HA_DEFAULT;
+                try (HaCluster cluster = cluster(2, durability, !sync, false)) {
+                    cluster.start(Duration.ofSeconds(3));
+                    Clients clients = new Clients(cluster.node(0).uri(), cluster.user(), cluster.password(),
+                            bodySize(1024), 0);
+                    rows.add(new RoundTrip(setup, "bdb-ha 2 nodes, " + durability + ", coalescingSync " + !sync,
+                            measureRoundTrips(clients, progress)));
+                    cluster.stopAll(results, "roundtrip-" + setup);
                 }
             }
-            document.append(String.format(Locale.ROOT, "Single-thread round trip (send persistent, synchronous;"
-                            + " receive it; AUTO_ACKNOWLEDGE), bdb-ha 2 nodes, %s, coalescingSync true, body %d B,"
-                            + " %,d round trips after %,d warm-up:%n%n| p50 ms | p90 ms | p99 ms | max ms | mean ms |%n"
-                            + "|---|---|---|---|---|%n| %s | %s | %s | %s | %.3f |%n", HA_DEFAULT, bodySize, roundTrips,
-                    Math.min(1000, roundTrips), ThroughputBenchmark.millis(histogram, 50),
-                    ThroughputBenchmark.millis(histogram, 90), ThroughputBenchmark.millis(histogram, 99),
-                    ThroughputBenchmark.millis(histogram, 100), histogram.getMean() / 1000));
-            cluster.stopAll(results, "roundtrip");
+            progress.println(setup + ": p50 " + ThroughputBenchmark.millis(rows.get(rows.size() - 1).micros(), 50)
+                    + " ms");
         }
+        Table table = roundTripTable(rows);
+        document.append(String.format(Locale.ROOT, "Single-thread round trip (send persistent, synchronous;"
+                        + " receive it; AUTO_ACKNOWLEDGE), body %d B, %,d round trips after %,d warm-up, each setup"
+                        + " on a fresh broker or group on loopback:%n%n", bodySize(1024), roundTrips,
+                Math.min(1000, roundTrips)))
+                .append(table.markdown()).append('\n').append(roundTripVerdict(rows)).append('\n');
+        table.writeCsv(results.resolve("ha-roundtrip.csv"));
         return true;
+    }
+
+    private Histogram measureRoundTrips(Clients clients, Progress progress) throws Exception {
+        Histogram histogram = new Histogram(60_000_000L, 3);
+        try (Connection connection = clients.syncSendConnection("perf-roundtrip")) {
+            Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+            Queue queue = session.createQueue("perf-roundtrip");
+            MessageProducer producer = session.createProducer(queue);
+            producer.setDeliveryMode(DeliveryMode.PERSISTENT);
+            MessageConsumer consumer = session.createConsumer(queue);
+            int warm = Math.min(1000, roundTrips);
+            for (int i = 0; i < warm + roundTrips; i++) {
+                long start = System.nanoTime();
+                producer.send(clients.message(session, 0, i));
+                Message received = consumer.receive(30_000);
+                long micros = (System.nanoTime() - start) / 1000;
+                if (received == null) {
+                    throw new IllegalStateException("round trip " + i + ": nothing received in 30 s");
+                }
+                if (i >= warm) {
+                    histogram.recordValue(Math.min(micros, histogram.getHighestTrackableValue()));
+                }
+                if (i % 500 == 0) {
+                    progress.update(String.format(Locale.ROOT, "%s %,d of %,d", i < warm ? "warm-up" : "measuring",
+                            i < warm ? i : i - warm, i < warm ? warm : roundTrips));
+                }
+            }
+        }
+        return histogram;
+    }
+
+    /** One row per setup: percentiles in ms, and the target verdict on the HA default row. */
+    static Table roundTripTable(List<RoundTrip> rows) {
+        Table table = new Table(List.of("setup", "store", "round trips", "p50 ms", "p90 ms", "p99 ms", "max ms",
+                "mean ms", "target"));
+        for (RoundTrip row : rows) {
+            Histogram h = row.micros();
+            table.add(List.of(row.setup(), row.store(), String.format(Locale.ROOT, "%,d", h.getTotalCount()),
+                    ThroughputBenchmark.millis(h, 50), ThroughputBenchmark.millis(h, 90),
+                    ThroughputBenchmark.millis(h, 99), ThroughputBenchmark.millis(h, 100),
+                    String.format(Locale.ROOT, "%.3f", h.getMean() / 1000), roundTripTarget(row)));
+        }
+        return table;
+    }
+
+    private static String roundTripTarget(RoundTrip row) {
+        if (!row.setup().equals("ha-default")) {
+            return "-";
+        }
+        if (row.micros().getTotalCount() == 0) {
+            return "p50 ≤ 1 ms: not measured";
+        }
+        return "p50 ≤ 1 ms: " + (roundTripTargetMet(row) ? "met" : "**MISSED**");
+    }
+
+    private static boolean roundTripTargetMet(RoundTrip row) {
+        return row.micros().getValueAtPercentile(50) <= ROUND_TRIP_TARGET.toNanos() / 1000;
+    }
+
+    /** The target sentence: HA default p50 at most 1 ms on loopback, met or MISSED, or not in this run. */
+    static String roundTripVerdict(List<RoundTrip> rows) {
+        return rows.stream().filter(r -> r.setup().equals("ha-default") && r.micros().getTotalCount() > 0)
+                .findFirst().map(r -> "Target (issue 5), round trip, single thread, HA default: p50 ≤ 1 ms: "
+                        + (roundTripTargetMet(r) ? "met" : "**MISSED**") + " (p50 "
+                        + ThroughputBenchmark.millis(r.micros(), 50) + " ms).")
+                .orElse("Target (issue 5), HA default p50 ≤ 1 ms: not measured (ha-default not in --setups).");
     }
 
     // ---------------------------------------------------------------- failover
 
-    private boolean failover() throws Exception {
+    FailoverPlan plan() {
+        List<Integer> bodySizes = sizes;
+        if (bodySizes == null) {
+            bodySizes = bodySize != null ? List.of(bodySize) : List.of(2048, 20480, 204800);
+        } else if (bodySize != null) {
+            throw new CommandLine.ParameterException(spec.commandLine(),
+                    "give --sizes or --body-size for failover, not both");
+        }
+        try {
+            return FailoverPlan.of(nodes, depths, bodySizes, maxQueuedBytes);
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+        }
+    }
+
+    private boolean failover(FailoverPlan plan) throws Exception {
         Progress progress = Progress.console();
-        try (HaCluster cluster = cluster(nodes, HA_DEFAULT, true, true)) {
-            cluster.start(Duration.ofSeconds(3));
-            progress.println("node states: " + states(cluster));
-            Clients direct = new Clients(cluster.node(0).uri(), cluster.user(), cluster.password(), bodySize, 0);
-            int publishers = 4;
-            DeliveryLedger ledger = new DeliveryLedger(publishers);
-            LongAdder confirmed = new LongAdder();
-            LongAdder failed = new LongAdder();
-            ConcurrentLinkedQueue<String> errors = new ConcurrentLinkedQueue<>();
-            long fillStart = System.nanoTime();
-            List<Thread> threads = new ArrayList<>();
-            for (int i = 0; i < publishers; i++) {
-                long count = depth / publishers + (i < depth % publishers ? 1 : 0);
-                Thread t = new Thread(new AsyncPublisher(direct, "perf-failover", i, count, 500, ledger, confirmed,
-                        failed, errors), "perf-publisher-" + i);
-                t.start();
-                threads.add(t);
+        List<FailoverCell> toRun = plan.cellsToRun();
+        progress.println(String.format(Locale.ROOT, "failover matrix: %d cells, %d to run, %d skipped",
+                plan.entries().size(), toRun.size(), plan.entries().size() - toRun.size()));
+        FailoverRun run = new FailoverRun(lib, brokerJvmOptions, temp, results, drainTimeout, progress);
+        for (FailoverPlan.Entry entry : plan.entries()) {
+            if (entry.runs()) {
+                failoverResults.add(run.run(entry.cell(), toRun.indexOf(entry.cell()) + 1, toRun.size()));
+            } else {
+                failoverResults.add(FailoverResult.skipped(entry.cell(), entry.skipReason().orElseThrow()));
+                progress.println("skipped " + entry.cell().label() + ": " + entry.skipReason().orElseThrow());
             }
-            while (threads.stream().anyMatch(Thread::isAlive)) {
-                progress.update(String.format(Locale.ROOT, "queueing: %,d of %,d confirmed", confirmed.sum(), depth));
-                Thread.sleep(200);
-            }
-            double fillSeconds = (System.nanoTime() - fillStart) / 1e9;
-            progress.println(String.format(Locale.ROOT, "queued %,d confirmed (%,d failed) in %.1f s; errors %s",
-                    confirmed.sum(), failed.sum(), fillSeconds, errors));
-            Thread.sleep(2000); // lets the replica apply the tail of the stream
-            progress.println("node states before the kill: " + states(cluster));
-
-            long killNanos = System.nanoTime();
-            long pid = cluster.node(0).pid();
-            new ProcessBuilder("kill", "-9", Long.toString(pid)).inheritIO().start().waitFor();
-            cluster.node(0).close();
-            long designateStart = 0;
-            long designateEnd = 0;
-            if (nodes == 2) {
-                designateStart = System.nanoTime();
-                cluster.designate(1);
-                designateEnd = System.nanoTime();
-            }
-            long origin = nodes == 2 ? designateStart : killNanos;
-            Clients failover = new Clients(cluster.failoverUri(), cluster.user(), cluster.password(), bodySize, 0);
-            long first = 0;
-            long tenThousand = 0;
-            long received = 0;
-            try (Connection connection = failover.connection("perf-failover-consumer")) {
-                long connected = System.nanoTime();
-                Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
-                MessageConsumer consumer = session.createConsumer(session.createQueue("perf-failover"));
-                while (received < 10_000) {
-                    Message m = consumer.receive(60_000);
-                    if (m == null) {
-                        break;
-                    }
-                    received++;
-                    if (received == 1) {
-                        first = System.nanoTime();
-                    }
-                    if (received == 10_000) {
-                        tenThousand = System.nanoTime();
-                    }
-                }
-                progress.println(String.format(Locale.ROOT, "connected %.3f s after the origin",
-                        (connected - origin) / 1e9));
-            }
-            progress.println("node states after: " + states(cluster));
-            document.append(String.format(Locale.ROOT, "Failover, bdb-ha %d nodes, %s, coalescingSync true:"
-                            + " %,d persistent %d B messages queued on the master (%,d confirmed, %.1f s to queue),"
-                            + " kill -9 of the master%s.%n%n"
-                            + "| measured from | designation call | to first message | to 10,000 messages |%n"
-                            + "|---|---|---|---|%n| %s | %s | %s | %s |%n",
-                    nodes, HA_DEFAULT, depth, bodySize, confirmed.sum(), fillSeconds,
-                    nodes == 2 ? ", then DesignatedPrimary=true on the replica over JMX" : " (election)",
-                    nodes == 2 ? "the designation call" : "the kill",
-                    nodes == 2 ? seconds(designateEnd - designateStart) + " (kill to call: "
-                            + seconds(designateStart - killNanos) + ")" : "-",
-                    first > 0 ? seconds(first - origin) : "none in 60 s",
-                    tenThousand > 0 ? seconds(tenThousand - origin) : received + " received"));
-            for (int i = 1; i < cluster.size(); i++) {
-                cluster.node(i).saveOutput(results.resolve("failover-node-" + (i + 1) + ".log"));
-            }
-            cluster.node(0).saveOutput(results.resolve("failover-node-1.log"));
-            cluster.stopAll(results, "failover-final");
-            return first > 0;
+            writeFailover(plan); // after every cell, so that an interrupted matrix keeps what it measured
         }
+        document.append(Files.readString(results.resolve("failover.md")));
+        return failoverResults.stream().allMatch(r -> r.status() == FailoverResult.Status.SKIPPED || r.lossless());
     }
 
-    private static String states(HaCluster cluster) {
-        List<String> states = new ArrayList<>();
-        for (int i = 0; i < cluster.size(); i++) {
-            try {
-                states.add("node-" + (i + 1) + "=" + cluster.storeAttribute(i, "NodeState"));
-            } catch (Exception e) {
-                states.add("node-" + (i + 1) + "=? (" + e.getClass().getSimpleName() + ")");
-            }
-        }
-        return String.join(", ", states);
+    private void writeFailover(FailoverPlan plan) throws Exception {
+        FailoverReport report = new FailoverReport(failoverResults);
+        boolean chart = FailoverChart.write(failoverResults, results.resolve("failover.png"));
+        Files.writeString(results.resolve("failover.md"), failoverDocument(report, plan, drainTimeout, chart));
+        report.csv().writeCsv(results.resolve("failover.csv"));
     }
 
-    private static String seconds(long nanos) {
-        return String.format(Locale.ROOT, "%.3f s", nanos / 1e9);
+    /** {@code failover.md}: the method, the table, the target verdicts and the chart. */
+    static String failoverDocument(FailoverReport report, FailoverPlan plan, Duration drainTimeout, boolean chart) {
+        StringBuilder text = new StringBuilder("# Failover time\n\n");
+        text.append(String.format(Locale.ROOT, "bdb-ha groups on loopback, %s, coalescingSync true, JMX on. Each"
+                + " cell on a fresh group: the messages are queued on node-1 (the master) by 4 asynchronous"
+                + " publishers and every send is confirmed; once every replica has the master's last transaction,"
+                + " `kill -9` of the master. Two nodes: `DesignatedPrimary` true on node-2 over JMX, and the times"
+                + " run from the start of that call. Three nodes: nothing is called (election), and the times run"
+                + " from the kill. The client is a Qpid JMS connection on the failover URL, opened (to node-1) before"
+                + " the kill, so its own reconnect is part of the time; after the kill it opens a consumer"
+                + " (AUTO_ACKNOWLEDGE) and receives until every confirmed message arrived (drain timeout %s). With"
+                + " depth 0 nothing is queued: the first message is one that this client publishes after the"
+                + " failover. Cells with more than %s of message bodies queued (`--max-queued-bytes`) are skipped.%n%n",
+                FailoverRun.DURABILITY, Progress.human(drainTimeout),
+                ByteSizeConverter.format(plan.maxQueuedBytes())));
+        text.append(report.markdown().markdown()).append('\n');
+        List<String> verdicts = report.targetVerdicts();
+        if (verdicts.isEmpty()) {
+            text.append("Targets (issue 5): this run has no target cell (500,000 x 2 KiB with 2 or 3 nodes).\n");
+        } else {
+            text.append("Targets (issue 5):\n\n");
+            verdicts.forEach(v -> text.append("- ").append(v).append('\n'));
+        }
+        text.append('\n').append(chart ? "![failover time vs queue depth](failover.png)\n"
+                : "No chart: no cell measured a first message.\n");
+        return text.toString();
+    }
+
+    // ---------------------------------------------------------------- catch-up
+
+    private boolean catchUp() throws Exception {
+        if (!replicaStop.equals("term") && !replicaStop.equals("kill")) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--replica-stop is term or kill, not "
+                    + replicaStop);
+        }
+        if (backlog < 1) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--backlog must be at least 1");
+        }
+        Progress progress = Progress.console();
+        catchUpResult = new CatchUpRun(lib, brokerJvmOptions, temp, results, drainTimeout, progress)
+                .run(backlog, bodySize(2048), replicaStop.equals("kill"), verify);
+        String text = catchUpDocument(catchUpResult);
+        Files.writeString(results.resolve("catchup.md"), text);
+        catchUpResult.csv().writeCsv(results.resolve("catchup.csv"));
+        document.append(text);
+        return catchUpResult.toCaughtUp().isPresent() && catchUpResult.lossless();
+    }
+
+    /** {@code catchup.md}: the method and the table. */
+    static String catchUpDocument(CatchUpResult r) {
+        return String.format(Locale.ROOT, "# Replica catch-up%n%nbdb-ha two-node group on loopback, %s,"
+                + " coalescingSync true, JMX on; node-1 (the master) designated primary. node-2 (the replica) stopped"
+                + " by %s; %,d persistent %s messages published to the master alone (every send confirmed, %.1f s);"
+                + " node-2 started again. *Joined*: the first time node-2 answers DbPing (the master's"
+                + " `pingNodeDetails`) as REPLICA. *Caught up*: node-2's last transaction (VLSN) reached the master's."
+                + " *ReplicationLag 0*: the master's `AllNodesInGroup` showed no lag for node-2 (the figure of the"
+                + " `tandem.ha.replica.lag.vlsn` gauge; the master updates it from the replica's acknowledgements and"
+                + " heartbeats). Times from the restart of node-2's process; msg/s and MB/s (10^6 bytes of bodies)"
+                + " over restart → caught up, and over joined → caught up.%n%n%s%n", FailoverRun.DURABILITY,
+                r.stoppedBy(), r.backlog(), ByteSizeConverter.format(r.bodySize()), r.publish().toNanos() / 1e9,
+                r.markdown().markdown());
     }
 
     private static String grouped(double v) {

@@ -192,6 +192,46 @@ public final class HaCluster implements AutoCloseable {
         }
     }
 
+    /** The name of node {@code index} in the group: {@code node-<index + 1>}. */
+    public String nodeName(int index) {
+        return "node-" + (index + 1);
+    }
+
+    /** {@code org.apache.qpid:type=BDBHAMessageStore,name=default}: the store MBean every node registers. */
+    public static ObjectName storeMBeanName() {
+        try {
+            return new ObjectName("org.apache.qpid:type=BDBHAMessageStore,name=" + BrokerFiles.VIRTUAL_HOST);
+        } catch (javax.management.MalformedObjectNameException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** A JMX connection to node {@code index} as the admin user (the cluster was written with JMX); close it. */
+    public JMXConnector openJmx(int index) throws IOException {
+        JMXServiceURL url = new JMXServiceURL("service:jmx:rmi:///jndi/rmi://127.0.0.1:" + jmxPorts.get(index)
+                + "/jmxrmi");
+        return JMXConnectorFactory.connect(url, Map.of(JMXConnector.CREDENTIALS,
+                new String[] {"admin", adminPassword}));
+    }
+
+    /** {@code kill -9} of node {@code index}; returns once the process has ended. */
+    public void kill(int index) throws IOException, InterruptedException {
+        new ProcessBuilder("kill", "-9", Long.toString(processes[index].pid())).inheritIO().start().waitFor();
+        processes[index].close();
+    }
+
+    /**
+     * Starts node {@code index} again from its files and store, after it was stopped or killed; returns once it
+     * listens. The previous process's console is gone: save it first.
+     */
+    public BrokerProcess restart(int index) throws IOException, InterruptedException {
+        if (processes[index] != null && processes[index].isAlive()) {
+            throw new IllegalStateException(nodeName(index) + " still runs");
+        }
+        processes[index] = BrokerProcess.start(lib, files.get(index), jvmOptions);
+        return processes[index];
+    }
+
     /** Stops every node still running (SIGTERM), saves each console into {@code results}. */
     public void stopAll(Path results, String prefix) throws IOException, InterruptedException {
         for (int i = processes.length - 1; i >= 0; i--) {

@@ -1,0 +1,96 @@
+package org.tandembroker.perftests;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The replicated store's failover and catch-up benchmarks at toy sizes against the assembled broker, so that they
+ * cannot rot: each failover cell (two nodes, depths 0 and 200) gets a first message on the new master and every
+ * confirmed message back, the catch-up of a replica stopped for a 300-message backlog is seen through JMX, and
+ * the tables, CSV and chart are written. Timings are never asserted.
+ */
+class HaBenchmarkSmokeIT {
+    private static final byte[] PNG_SIGNATURE = {(byte) 0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+    /** Broker JVMs that start faster: the smoke run measures nothing. */
+    private static final List<String> QUICK_BROKER = List.of("--broker-jvm-option", "-XX:TieredStopAtLevel=1",
+            "--broker-jvm-option", "-XX:+UseSerialGC");
+
+    private static String resultsBase() {
+        return Path.of(System.getProperty("perftests.results", "target/smoke-results")).toString();
+    }
+
+    private static String[] args(List<String> args) {
+        return java.util.stream.Stream.concat(args.stream(), QUICK_BROKER.stream()).toArray(String[]::new);
+    }
+
+    @Test
+    @Timeout(180)
+    void failoverCellsGetTheFirstMessageAndEveryConfirmedMessageFromTheNewMaster() throws Exception {
+        HaBenchmark.Report report = HaBenchmark.run(args(List.of("failover", "--nodes", "2", "--depths", "0,200",
+                "--sizes", "2048", "--drain-timeout", "60s", "--results", resultsBase())));
+
+        assertThat(report.failover()).extracting(FailoverResult::cell)
+                .containsExactly(new FailoverCell(2, 0, 2048), new FailoverCell(2, 200, 2048));
+        for (FailoverResult r : report.failover()) {
+            String cell = r.cell().label();
+            assertThat(r.status()).as("%s: %s", cell, r.note()).isEqualTo(FailoverResult.Status.MEASURED);
+            assertThat(r.designationCall()).as("%s: designation call", cell).isPresent();
+            assertThat(r.toFirst()).as("%s: first message", cell).isPresent();
+            assertThat(r.recovered()).as("%s: confirmed messages received", cell).isEqualTo(r.expected());
+        }
+        assertThat(report.failover().get(0).expected()).as("depth 0: the message published after the failover")
+                .isEqualTo(1);
+        FailoverResult queued = report.failover().get(1);
+        assertThat(queued.expected()).as("depth 200: confirmed sends").isEqualTo(200);
+        assertThat(queued.toDrained()).as("depth 200: drained").isPresent();
+        assertThat(queued.toDrained().get()).isGreaterThanOrEqualTo(queued.toFirst().get());
+        assertThat(report.ok()).isTrue();
+
+        Path folder = report.resultsFolder();
+        List<String> csv = Files.readAllLines(folder.resolve("failover.csv"));
+        assertThat(csv).hasSize(3);
+        assertThat(csv.get(0)).startsWith("nodes,depth,body_bytes,queued_bytes,status");
+        assertThat(csv.get(1)).startsWith("2,0,2048,0,measured,designation,published-after-failover,");
+        assertThat(csv.get(2)).startsWith("2,200,2048,409600,measured,designation,queued,");
+        assertThat(Files.readString(folder.resolve("failover.md")))
+                .contains("| 2 nodes", "published after the failover", "200 of 200", "(failover.png)");
+        byte[] png = Files.readAllBytes(folder.resolve("failover.png"));
+        assertThat(Arrays.copyOf(png, 8)).isEqualTo(PNG_SIGNATURE);
+        assertThat(folder.resolve("machine.md")).content().contains("cores");
+        assertThat(folder.resolve("failover-02-node-2.log")).content().contains("MST-1005 : Recovered 200 messages");
+    }
+
+    @Test
+    @Timeout(180)
+    void aRestartedReplicaIsSeenToCatchUpAndHoldsEveryConfirmedMessage() throws Exception {
+        HaBenchmark.Report report = HaBenchmark.run(args(List.of("catchup", "--backlog", "300", "--drain-timeout",
+                "90s", "--results", resultsBase())));
+
+        CatchUpResult r = report.catchUp().orElseThrow();
+        assertThat(r.note()).isEmpty();
+        assertThat(r.vlsnsBehind()).as("replication stream entries written while the replica was down")
+                .isGreaterThanOrEqualTo(300);
+        assertThat(r.toJoined()).as("joined").isPresent();
+        assertThat(r.toCaughtUp()).as("caught up").isPresent();
+        assertThat(r.toCaughtUp().get()).isGreaterThanOrEqualTo(r.toJoined().get());
+        assertThat(r.messagesPerSecond()).isPresent();
+        assertThat(r.verification()).as("consumed from the replica").isPresent();
+        DeliveryLedger.Check check = r.verification().get();
+        assertThat(check.confirmed()).isEqualTo(300);
+        assertThat(check.missing()).as("confirmed messages missing on the replica").isZero();
+        assertThat(report.ok()).isTrue();
+
+        Path folder = report.resultsFolder();
+        List<String> csv = Files.readAllLines(folder.resolve("catchup.csv"));
+        assertThat(csv).hasSize(2);
+        assertThat(csv.get(0)).startsWith("backlog,body_bytes,stopped_by");
+        assertThat(csv.get(1)).startsWith("300,2048,SIGTERM,");
+        assertThat(Files.readString(folder.resolve("catchup.md"))).contains("# Replica catch-up", "300 of 300");
+    }
+}
