@@ -79,7 +79,7 @@ public final class HaBenchmark implements Callable<Integer> {
             description = "failover: message body sizes (default: 2048,20480,204800; --body-size N alone: N)")
     private List<Integer> sizes;
 
-    @Option(names = "--nodes", split = ",", defaultValue = "2,3",
+    @Option(names = "--nodes", split = ",", paramLabel = "N", defaultValue = "2,3",
             description = "failover: group sizes; 2 fails over by designation, 3 by election (default: ${DEFAULT-VALUE})")
     private List<Integer> nodes;
 
