@@ -110,7 +110,13 @@ public final class ReplicatedMessageStore implements MessageStore {
     /** The facade's calls, on the facade thread. */
     private final class Roles implements ReplicatedEnvironmentFacade.RoleHandler {
 
-        /** Opens the master session; the virtual host hears of it once a majority acknowledged a heartbeat. */
+        /**
+         * Opens the master session and activates the virtual host at once. JE makes a node master only when a
+         * majority elected it or an operator designated it, so it may serve; activating now lets recovery and the
+         * clients' reconnection overlap the replicas' syncup with the new master (client commits wait for their
+         * acknowledgements anyway). The quorum heartbeat then confirms the majority: when its first beat fails,
+         * the host passivates again until one succeeds.
+         */
         @Override
         public void becameMaster(ReplicatedEnvironment environment) {
             SessionEvents events = new SessionEvents();
@@ -118,7 +124,12 @@ public final class ReplicatedMessageStore implements MessageStore {
             nextMessageId.accumulateAndGet(opened.databases().highestMessageId() + 1, Math::max);
             events.owner = opened;
             session = opened;
+            if (!closing && listener != null && !serving) {
+                serving = true;
+                tellListener(() -> listener.becameActive());
+            }
         }
+
 
         @Override
         public void becamePassive(Optional<String> masterClientAddress, String reason) {
