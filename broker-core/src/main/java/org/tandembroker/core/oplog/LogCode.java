@@ -34,6 +34,9 @@ public enum LogCode {
     MST_1009("MST-1009", "Store writable again : {0}"),
     MST_1010("MST-1010", "Disk space low : {0}"),
     MST_1011("MST-1011", "Disk space recovered : {0}"),
+    /** A new master serves before its queues are loaded; MST-1005 and MST-1006 follow once they are. */
+    MST_1012("MST-1012", "Recovery continues in the background : {0} queue entries loaded, serving clients while "
+            + "{1} queue(s) load the rest"),
 
     CON_1001("CON-1001", "Open : {0} : virtual host {1} : user {2}"),
     CON_1002("CON-1002", "Close : {0}"),

@@ -35,6 +35,23 @@ import org.tandembroker.core.txn.TransactionParticipant;
  *
  * <p><b>Store.</b> A queue writes only removals (relaxed durability); adding an entry is written by whoever
  * published it, in the same store transaction as the message.
+ *
+ * <p><b>Recovery.</b> A durable queue recovered by a new master {@linkplain #expectRecoveredEntries() expects} its
+ * stored entries, which its virtual host loads in pages, oldest first, while the queue already serves
+ * ({@link #addRecovered}, on the executor like everything else). Consumers take what is loaded; a message
+ * published meanwhile is held back and joins the queue behind the last recovered entry, so that every message
+ * that was on the queue before the failover is delivered before any published after it. While loading:
+ * <ul>
+ *   <li>depth figures count the loaded entries and new publishes only (they lag, never go negative), and the depth
+ *       limits are checked against them;</li>
+ *   <li>dead-lettering onto this queue waits until it has loaded ({@link #recoveryLoaded()}): otherwise the moved
+ *       message's new store entry could be read again by the loading;</li>
+ *   <li>a recovered message is shared by every queue that holds it, and its removal from the store is decided
+ *       by its reference count: the virtual host keeps one extra reference on every recovered message until all
+ *       queues have loaded, so that consuming it from one queue never removes it while another queue's entry is
+ *       still unloaded.</li>
+ * </ul>
+ * {@link #shutdown} ends the loading: pages that arrive later only drop their references.
  */
 public final class BrokerQueue {
     private static final Logger LOG = LoggerFactory.getLogger(BrokerQueue.class);
@@ -60,6 +77,11 @@ public final class BrokerQueue {
     private long nextSequence;
     private int entriesWithExpiry;
     private boolean deleted;
+    /** Recovered entries are still being loaded: new messages wait in {@link #heldWhileLoading}. */
+    private boolean loading;
+    private final ArrayDeque<ServerMessage> heldWhileLoading = new ArrayDeque<>();
+    /** Completes when loading ends (or the queue shuts down); complete for a queue that never loads. */
+    private volatile CompletableFuture<Void> recoveryLoaded = CompletableFuture.completedFuture(null);
 
     public BrokerQueue(UUID id, QueueConfig config, boolean autoDelete, SerialExecutor executor, QueueHost host) {
         this.id = id;
@@ -156,7 +178,10 @@ public final class BrokerQueue {
         return new BrokerException(ErrorKind.RESOURCE_LIMIT_EXCEEDED, text);
     }
 
-    /** Adds a message whose room was reserved (and which is stored, if it had to be). */
+    /**
+     * Adds a message whose room was reserved (and which is stored, if it had to be). While recovered entries are
+     * loading, the message waits behind them.
+     */
     public void enqueue(ServerMessage message) {
         executor.execute(() -> {
             if (deleted) {
@@ -164,19 +189,73 @@ public final class BrokerQueue {
                 forgetMessage(message);
                 return;
             }
+            if (loading) {
+                heldWhileLoading.addLast(message);
+                return;
+            }
             addEntry(message, 0);
             dispatch();
         });
     }
 
+    // ---- recovery (see the class comment) ----
+
     /**
-     * Adds a recovered entry. Only during activation, before the queue is visible to other threads (the
-     * activation thread owns the queue until then).
+     * Marks this queue as one whose stored entries will be added with {@link #addRecovered} until its last page.
+     * Only by the activation thread, before the queue is visible to any other thread (the executor's first task
+     * sees the change).
      */
-    public void enqueueRecovered(ServerMessage message) {
-        depthMessages.incrementAndGet();
-        depthBytes.addAndGet(message.metadata().contentSize());
-        addEntry(message, 0);
+    public void expectRecoveredEntries() {
+        loading = true;
+        recoveryLoaded = new CompletableFuture<>();
+    }
+
+    /**
+     * Completes once every recovered entry has been added (or the queue shut down); at once for a queue that did
+     * not expect any. Completes on this queue's executor.
+     */
+    public CompletableFuture<Void> recoveryLoaded() {
+        return recoveryLoaded;
+    }
+
+    /**
+     * Adds the next page of recovered entries, in enqueue order, behind those already added; {@code last} ends
+     * the loading and lets the messages held meanwhile follow. Each message must already count a reference for
+     * this queue's entry. Completes on the executor with false when the queue had shut down (the page's
+     * references are then dropped, and nothing is added).
+     */
+    public CompletableFuture<Boolean> addRecovered(List<ServerMessage> page, boolean last) {
+        CompletableFuture<Boolean> added = new CompletableFuture<>();
+        executor.execute(() -> {
+            if (deleted || !loading) {
+                // The loader keeps its own reference on each recovered message until every queue has loaded, so
+                // this never drops the last one: the store records stay for the loader to settle.
+                page.forEach(ServerMessage::dropReference);
+                added.complete(false);
+                return;
+            }
+            for (ServerMessage message : page) {
+                depthMessages.incrementAndGet();
+                depthBytes.addAndGet(message.metadata().contentSize());
+                addEntry(message, 0);
+            }
+            if (last) {
+                loading = false;
+                for (ServerMessage held : heldWhileLoading) {
+                    addEntry(held, 0);
+                }
+                heldWhileLoading.clear();
+                recoveryLoaded.complete(null);
+            }
+            dispatch();
+            added.complete(true);
+        });
+        return added;
+    }
+
+    /** Whether recovered entries are still being loaded (read from any thread; approximate). */
+    public boolean isLoadingRecoveredEntries() {
+        return !recoveryLoaded.isDone();
     }
 
     private void addEntry(ServerMessage message, int deliveryCount) {
@@ -442,12 +521,16 @@ public final class BrokerQueue {
      * A transactional acknowledgement of one entry (see {@link TransactionParticipant}). {@code enlisted} tells
      * whether the entry was still this consumer's when the acknowledgement reached the queue; if not, the
      * acknowledgement does nothing.
+     *
+     * <p>The entry's reference on its message is dropped only once the transaction committed: dropped at prepare,
+     * a rollback would give it back after another holder (a fanout copy, or the recovery's own reference) had seen
+     * the count reach zero and removed the message from the store. When the commit drops the last reference, the
+     * message's removal follows in a transaction of its own (lost in a crash, it leaves an orphan that the next
+     * recovery removes).
      */
     private final class TransactionalAcknowledgement implements TransactionParticipant {
         private final QueueEntry entry;
         private final CompletableFuture<Boolean> enlisted = new CompletableFuture<>();
-        private boolean prepared;
-        private boolean lastReference;
 
         TransactionalAcknowledgement(QueueEntry entry) {
             this.entry = entry;
@@ -465,8 +548,7 @@ public final class BrokerQueue {
         @Override
         public void prepare(StoreTransaction storeTransaction) {
             if (held()) {
-                lastReference = appendRemoval(storeTransaction, entry.message);
-                prepared = true;
+                appendDequeue(storeTransaction, entry.message);
             }
         }
 
@@ -477,15 +559,17 @@ public final class BrokerQueue {
             }
             executor.execute(() -> {
                 entry.state = QueueEntry.State.REMOVED;
-                forgetEntry(entry, lastReference);
+                ServerMessage message = entry.message;
+                boolean last = message.dropReference() == 0;
+                if (last && message.isStored()) {
+                    removeMessageRecord(message);
+                }
+                forgetEntry(entry, last);
             });
         }
 
         @Override
         public void rolledBack() {
-            if (prepared) {
-                entry.message.addReference();
-            }
             // Queued after the enlisting task (same executor), so the entry's state is settled by then.
             executor.execute(() -> {
                 if (entry.state != QueueEntry.State.IN_TRANSACTION) {
@@ -516,14 +600,29 @@ public final class BrokerQueue {
      * reference (its content can go). Thread-safe: touches only the message's atomic counter.
      */
     private boolean appendRemoval(StoreTransaction storeTransaction, ServerMessage message) {
-        if (message.isStored() && isDurable()) {
-            storeTransaction.dequeue(id, message.id());
-        }
+        appendDequeue(storeTransaction, message);
         boolean last = message.dropReference() == 0;
         if (last && message.isStored()) {
             storeTransaction.removeMessage(message.id());
         }
         return last;
+    }
+
+    private void appendDequeue(StoreTransaction storeTransaction, ServerMessage message) {
+        if (message.isStored() && isDurable()) {
+            storeTransaction.dequeue(id, message.id());
+        }
+    }
+
+    /** Removes a message whose last reference went, in a store transaction of its own (relaxed durability). */
+    private void removeMessageRecord(ServerMessage message) {
+        try {
+            StoreTransaction removal = host.newStoreTransaction();
+            removal.removeMessage(message.id());
+            removal.commit();
+        } catch (BrokerException e) {
+            // No store (the host is passivating): the record stays, an orphan that the next recovery removes.
+        }
     }
 
     private void forgetEntry(QueueEntry entry, boolean lastReference) {
@@ -588,7 +687,12 @@ public final class BrokerQueue {
             removeEntry(entry);
             return;
         }
-        host.deadLetterQueue(dlqName).whenComplete((dlq, failure) -> executor.execute(() -> {
+        // A dead-letter queue still loading recovered entries could read the moved message's new entry again.
+        host.deadLetterQueue(dlqName).thenCompose(dlq -> dlq.recoveryLoaded().thenApply(loaded -> dlq))
+                .whenComplete((dlq, failure) -> executor.execute(() -> {
+            if (deleted) {
+                return; // shut down meanwhile: the entry stays in the store
+            }
             if (failure != null) {
                 LOG.error("Dead-letter queue '{}' unavailable for message {} of '{}': {}; the message stays",
                         dlqName, entry.message.id(), name(), failure.toString());
@@ -650,11 +754,13 @@ public final class BrokerQueue {
             consumers.clear();
             if (removeFromStore) {
                 StoreTransaction storeTransaction = host.newStoreTransaction();
-                List<QueueEntry> all = new ArrayList<>(fresh);
-                all.addAll(returned.values());
-                for (QueueEntry e : all) {
-                    if (appendRemoval(storeTransaction, e.message)) {
-                        e.message.releaseContent();
+                List<ServerMessage> all = new ArrayList<>(fresh.size() + returned.size() + heldWhileLoading.size());
+                fresh.forEach(e -> all.add(e.message));
+                returned.values().forEach(e -> all.add(e.message));
+                all.addAll(heldWhileLoading);
+                for (ServerMessage message : all) {
+                    if (appendRemoval(storeTransaction, message)) {
+                        message.releaseContent();
                     }
                 }
                 if (!storeTransaction.isEmpty()) {
@@ -663,6 +769,9 @@ public final class BrokerQueue {
             }
             fresh.clear();
             returned.clear();
+            heldWhileLoading.clear();
+            loading = false;
+            recoveryLoaded.complete(null);
             done.complete(null);
         });
         return done;

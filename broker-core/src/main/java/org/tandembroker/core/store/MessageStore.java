@@ -15,7 +15,8 @@ import java.util.concurrent.CompletableFuture;
  * this node may serve clients ({@link StoreRoleListener#becameActive()}) and when it may not
  * ({@link StoreRoleListener#becamePassive}). A standalone store becomes active once, straight after start. A
  * replicated store becomes active when its node is elected or designated master and passive when it loses that
- * role. {@link #recover(RecoveryHandler)} is only valid while active. {@link #close()} ends everything.
+ * role. {@link #recover(RecoveryHandler)} and the reads of what it returns are only valid while active.
+ * {@link #close()} ends everything.
  *
  * <p><b>Completion threads.</b> Commit and load futures complete on the store's own threads (for a group-commit
  * store, the committer that fsyncs the batch). Stages attached without an executor run there and delay the next
@@ -27,11 +28,13 @@ public interface MessageStore extends AutoCloseable {
     void start(StoreRoleListener listener);
 
     /**
-     * Replays every durable record into {@code handler}, on the calling thread (the virtual host's
-     * activation thread, never a network thread): configuration records first, then message metadata,
-     * then queue entries. Also positions {@link #nextMessageId()} above every recovered message id.
+     * Begins recovering the store's durable records, on the calling thread (the virtual host's activation thread,
+     * never a network thread): replays every configuration record into {@code handler}, positions
+     * {@link #nextMessageId()} above every stored message id, and returns the stored messages and queue entries to
+     * be read page by page (on the store's reader thread) while the virtual host already serves. Its cost does not
+     * depend on how many messages are stored. A later call (after the node became active again) starts afresh.
      */
-    void recover(RecoveryHandler handler);
+    StoredEntries recover(RecoveryHandler handler);
 
     /** A new, empty transaction. Cheap: it only collects operations until {@link StoreTransaction#commit()}. */
     StoreTransaction newTransaction();

@@ -1,15 +1,13 @@
 package org.tandembroker.core.store;
 
-import java.util.UUID;
-
-/** Receives a store's durable records during {@link MessageStore#recover}, in the order of the methods. */
+/**
+ * Receives a store's configuration records during {@link MessageStore#recover}, on the thread that called it.
+ * Messages and queue entries are not replayed here: the virtual host reads them afterwards, page by page, through
+ * the {@link StoredEntries} that {@code recover} returns.
+ */
+@FunctionalInterface
 public interface RecoveryHandler {
 
+    /** A stored exchange, queue or binding. */
     void configRecord(ConfigRecord record);
-
-    /** A stored message; content is loaded later with {@link MessageStore#loadContent(long)} when needed. */
-    void message(long messageId, byte[] metadata, int contentSize);
-
-    /** A queue entry, in enqueue order per queue. */
-    void queueEntry(UUID queueId, long messageId);
 }

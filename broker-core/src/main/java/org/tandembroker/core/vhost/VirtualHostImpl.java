@@ -12,6 +12,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -47,6 +48,7 @@ import org.tandembroker.core.store.MessageStore;
 import org.tandembroker.core.store.RecoveryHandler;
 import org.tandembroker.core.store.StoreRoleListener;
 import org.tandembroker.core.store.StoreTransaction;
+import org.tandembroker.core.store.StoredEntries;
 import org.tandembroker.core.txn.LocalTransaction;
 import org.tandembroker.core.txn.LocalTransactionImpl;
 import org.tandembroker.core.txn.TransactionParticipant;
@@ -55,9 +57,14 @@ import org.tandembroker.core.txn.TransactionParticipant;
  * A virtual host: exchanges, queues and their store, and the connections using them.
  *
  * <p><b>Threads.</b> Life-cycle changes (activation with recovery, passivation, stop) run one at a time on the
- * host's own "vhost-NAME" thread, whoever asked for them (the store's role events, an operator). The queue and
- * exchange maps are concurrent maps read by network threads; each queue's state is owned by its own
- * {@link SerialExecutor}. Nothing here blocks a caller's thread on the store.
+ * host's own "vhost-NAME" thread, whoever asked for them (the store's role events, an operator); so do the steps
+ * of the background loading of recovered queue entries ({@link RecoveredEntryLoader}), between them, so that a
+ * passivation or stop cancels the loading before it drops the queues. The queue and exchange maps are concurrent
+ * maps read by network threads; each queue's state is owned by its own {@link SerialExecutor}. Nothing here
+ * blocks a caller's thread on the store.
+ *
+ * <p><b>Recovery.</b> See {@link #recoverAndActivate}: the host serves once the configuration and the head of each
+ * queue are recovered; the rest loads in the background.
  */
 public final class VirtualHostImpl implements VirtualHost {
     private static final Logger LOG = LoggerFactory.getLogger(VirtualHostImpl.class);
@@ -94,6 +101,8 @@ public final class VirtualHostImpl implements VirtualHost {
     private final LongAdder storeCommitNanos = new LongAdder();
     private final LongAdder publishesRefused = new LongAdder();
     private ScheduledFuture<?> expirySweep;
+    /** The current activation's background loading; written on the life-cycle thread. */
+    private volatile RecoveredEntryLoader recoveryLoader;
     private final CompletableFuture<VirtualHostState> firstRole = new CompletableFuture<>();
 
     public VirtualHostImpl(VirtualHostConfig config, Supplier<MessageStore> storeSupplier,
@@ -309,17 +318,32 @@ public final class VirtualHostImpl implements VirtualHost {
         }
     }
 
+    /**
+     * Recovers and serves (life-cycle thread). Configuration records first, then the head of every durable queue
+     * ({@link RecoveredEntryLoader#loadHeads()}); the host is ACTIVE from then on, whatever the queues' depth. When
+     * a queue holds more, its entries load in the background (MST-1012 says so; MST-1005 and MST-1006 follow when
+     * everything is loaded), its consumers take what is loaded, and what clients publish meanwhile joins each queue
+     * behind its recovered entries ({@link BrokerQueue}). Otherwise MST-1005 and MST-1006 come before VHT-1002.
+     */
     private void recoverAndActivate(MessageStore source) {
         operationalLog.log(LogCode.MST_1004, name());
         for (ExchangeConfig builtIn : BUILT_IN_EXCHANGES) {
             exchanges.put(builtIn.name(), new Exchange(UUID.nameUUIDFromBytes(builtIn.name().getBytes()),
                     builtIn.name(), builtIn.type(), true));
         }
-        Recovery recovery = new Recovery();
-        source.recover(recovery);
-        long recovered = recovery.finish(source);
-        operationalLog.log(LogCode.MST_1005, recovered);
-        operationalLog.log(LogCode.MST_1006);
+        ConfigurationRecovery configuration = new ConfigurationRecovery();
+        StoredEntries stored = source.recover(configuration);
+        configuration.bind();
+        RecoveredEntryLoader loader = new RecoveredEntryLoader(name(), source, stored,
+                configuration.durableQueues(), this::onLifecycleThreadUnlessStopped, housekeeping, operationalLog);
+        recoveryLoader = loader;
+        boolean loadedAll = loader.loadHeads();
+        if (loadedAll) {
+            loader.finish(Runnable::run); // its steps run on the store's reader thread while this one waits
+            loader.done().join();
+        } else {
+            operationalLog.log(LogCode.MST_1012, loader.entriesLoaded(), loader.queuesLoading());
+        }
         declareFromConfiguration(source);
         activeNodeAddress = null;
         state = VirtualHostState.ACTIVE;
@@ -327,15 +351,33 @@ public final class VirtualHostImpl implements VirtualHost {
                 () -> queues.values().forEach(BrokerQueue::expireEntries),
                 EXPIRY_SWEEP_MILLIS, EXPIRY_SWEEP_MILLIS, TimeUnit.MILLISECONDS);
         operationalLog.log(LogCode.VHT_1002, name());
+        if (!loadedAll) {
+            loader.loadRest();
+        }
     }
 
-    /** Turns store records back into queues, exchanges, bindings and entries. Runs on the life-cycle thread. */
-    private final class Recovery implements RecoveryHandler {
+    /** A step of background loading; dropped when the host has stopped (the loading was cancelled before). */
+    private void onLifecycleThreadUnlessStopped(Runnable step) {
+        try {
+            lifecycle.execute(step);
+        } catch (RejectedExecutionException e) {
+            // stopped: stop() cancelled the loading first
+        }
+    }
+
+    /**
+     * Whether recovered queue entries are still loading in the background, or the messages no queue holds still
+     * being removed (any thread).
+     */
+    public boolean recoveryInProgress() {
+        RecoveredEntryLoader loader = recoveryLoader;
+        return loader != null && !loader.done().isDone();
+    }
+
+    /** Turns configuration records back into queues, exchanges and bindings. Runs on the life-cycle thread. */
+    private final class ConfigurationRecovery implements RecoveryHandler {
         private final List<ConfigRecord> bindingRecords = new ArrayList<>();
         private final Map<UUID, BrokerQueue> queuesById = new HashMap<>();
-        private final Map<Long, ServerMessage> messages = new HashMap<>();
-        private final Map<String, String> interned = new HashMap<>();
-        private long entries;
 
         @Override
         public void configRecord(ConfigRecord record) {
@@ -343,6 +385,7 @@ public final class VirtualHostImpl implements VirtualHost {
                 case ConfigRecord.QUEUE -> {
                     QueueConfig qc = ConfigRecords.toQueueConfig(record);
                     BrokerQueue queue = newQueue(record.id(), qc, false);
+                    queue.expectRecoveredEntries();
                     queues.put(qc.name(), queue);
                     queuesById.put(record.id(), queue);
                 }
@@ -355,32 +398,7 @@ public final class VirtualHostImpl implements VirtualHost {
             }
         }
 
-        @Override
-        public void message(long messageId, byte[] metadata, int contentSize) {
-            MessageMetadata m = MetadataCodec.decode(metadata);
-            m = new MessageMetadata(intern(m.to()), intern(m.subject()), m.persistent(), m.priority(),
-                    m.expiresAtMillis(), m.arrivalMillis(), m.contentSize());
-            messages.put(messageId, new ServerMessage(messageId, m, null, true));
-        }
-
-        private String intern(String s) {
-            return s == null ? null : interned.computeIfAbsent(s, k -> k);
-        }
-
-        @Override
-        public void queueEntry(UUID queueId, long messageId) {
-            BrokerQueue queue = queuesById.get(queueId);
-            ServerMessage message = messages.get(messageId);
-            if (queue == null || message == null) {
-                LOG.warn("Ignoring queue entry of message {} on unknown queue {} or missing message", messageId, queueId);
-                return;
-            }
-            message.addReference();
-            queue.enqueueRecovered(message);
-            entries++;
-        }
-
-        long finish(MessageStore source) {
+        void bind() {
             for (ConfigRecord record : bindingRecords) {
                 String exchangeName = record.attributes().get("exchange");
                 BrokerQueue queue = queuesById.get(UUID.fromString(record.attributes().get("queue")));
@@ -391,19 +409,10 @@ public final class VirtualHostImpl implements VirtualHost {
                 }
                 exchange.bind(new Binding(record.id(), exchangeName, queue, record.attributes().get("key")));
             }
-            StoreTransaction orphans = source.newTransaction();
-            long stored = 0;
-            for (ServerMessage message : messages.values()) {
-                if (message.references() == 0) {
-                    orphans.removeMessage(message.id());
-                } else {
-                    stored++;
-                }
-            }
-            if (!orphans.isEmpty()) {
-                orphans.commit().join();
-            }
-            return stored;
+        }
+
+        List<BrokerQueue> durableQueues() {
+            return List.copyOf(queuesById.values());
         }
     }
 
@@ -458,6 +467,11 @@ public final class VirtualHostImpl implements VirtualHost {
     }
 
     private void clearState(String reason) {
+        RecoveredEntryLoader loader = recoveryLoader;
+        if (loader != null) {
+            loader.cancel(); // before the queues shut down: nothing more is added to them or removed for them
+            recoveryLoader = null;
+        }
         if (expirySweep != null) {
             expirySweep.cancel(false);
             expirySweep = null;

@@ -8,7 +8,9 @@ import com.sleepycat.je.StatsConfig;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Optional;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -20,6 +22,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.tandembroker.core.BrokerException;
@@ -31,6 +34,8 @@ import org.tandembroker.core.store.StoreContext;
 import org.tandembroker.core.store.StoreRoleListener;
 import org.tandembroker.core.store.StoreStatus;
 import org.tandembroker.core.store.StoreTransaction;
+import org.tandembroker.core.store.StoredEntries;
+import org.tandembroker.core.store.StoredEntry;
 import org.tandembroker.store.bdb.commit.CoalescingCommitter;
 
 /**
@@ -46,8 +51,11 @@ import org.tandembroker.store.bdb.commit.CoalescingCommitter;
  *       before publishing {@code state = OPEN} (volatile), and other threads read them only after seeing OPEN.</li>
  *   <li>{@code bdb-committer-<vhost>} applies commits, flushes, completes commit futures
  *       (see {@link CoalescingCommitter}).</li>
- *   <li>{@code bdb-reader-<vhost>} reads message content for {@link #loadContent}.</li>
- *   <li>{@link #recover} runs on the caller's thread, as the contract asks.</li>
+ *   <li>{@code bdb-reader-<vhost>} reads message content for {@link #loadContent} and the pages of recovered
+ *       entries and message ids ({@link StoredEntries}), one read at a time in arrival order, so a page (a few
+ *       milliseconds) delays a delivery's content read by at most that much.</li>
+ *   <li>{@link #recover} runs on the caller's thread, as the contract asks; it reads configuration records
+ *       only.</li>
  * </ul>
  * {@link #close()} waits until the environment is closed (so that the directory can be reopened at once),
  * except when called from one of the store's own threads, where it only starts the close.
@@ -147,11 +155,11 @@ public final class BdbMessageStore implements MessageStore {
     }
 
     @Override
-    public void recover(RecoveryHandler handler) {
+    public StoredEntries recover(RecoveryHandler handler) {
         requireOpen();
-        StoreDatabases.RecoverySummary summary;
+        StoreDatabases.RecoveryStart start;
         try {
-            summary = databases.recover(handler);
+            start = databases.recoverConfiguration(handler);
         } catch (EnvironmentFailureException e) {
             health.environmentFailed(e);
             throw new BrokerException(ErrorKind.INTERNAL_ERROR, name + ": recovery failed: " + e.getMessage(), e);
@@ -161,9 +169,27 @@ public final class BdbMessageStore implements MessageStore {
             }
             throw new BrokerException(ErrorKind.INTERNAL_ERROR, name + ": recovery failed: " + e.getMessage(), e);
         }
-        nextMessageId.accumulateAndGet(summary.highestMessageId() + 1, Math::max);
-        LOG.info("{}: recovered {} configuration records, {} messages, {} queue entries", name,
-                summary.configRecords(), summary.messages(), summary.queueEntries());
+        long horizon = start.horizon();
+        nextMessageId.accumulateAndGet(horizon + 1, Math::max);
+        LOG.info("{}: recovered {} configuration records; messages and queue entries up to id {} are read in pages",
+                name, start.configRecords(), horizon);
+        return new StoredEntries() {
+            @Override
+            public long horizon() {
+                return horizon;
+            }
+
+            @Override
+            public CompletableFuture<List<StoredEntry>> entries(UUID queueId, long afterMessageId, int max) {
+                return read("cannot read entries of queue " + queueId,
+                        dbs -> dbs.readEntries(queueId, afterMessageId, horizon, max));
+            }
+
+            @Override
+            public CompletableFuture<long[]> messageIds(long afterMessageId, int max) {
+                return read("cannot read message ids", dbs -> dbs.readMessageIds(afterMessageId, horizon, max));
+            }
+        };
     }
 
     @Override
@@ -184,39 +210,42 @@ public final class BdbMessageStore implements MessageStore {
 
     @Override
     public CompletableFuture<byte[]> loadContent(long messageId) {
-        CompletableFuture<byte[]> result = new CompletableFuture<>();
+        return read("cannot read message " + messageId, dbs -> dbs.readContent(messageId)
+                .orElseThrow(() -> new BrokerException(ErrorKind.INTERNAL_ERROR,
+                        name + ": message " + messageId + " is not in the store")));
+    }
+
+    /** Runs a read on the reader thread: content for deliveries and recovery's pages share it, in arrival order. */
+    private <T> CompletableFuture<T> read(String failure, Function<StoreDatabases, T> work) {
+        CompletableFuture<T> result = new CompletableFuture<>();
         if (state.get() != State.OPEN) {
             result.completeExceptionally(notActive());
             return result;
         }
         try {
-            reader.execute(() -> readContent(messageId, result));
+            reader.execute(() -> readNow(failure, work, result));
         } catch (RejectedExecutionException e) {
             result.completeExceptionally(notActive());
         }
         return result;
     }
 
-    private void readContent(long messageId, CompletableFuture<byte[]> result) {
+    private <T> void readNow(String failure, Function<StoreDatabases, T> work, CompletableFuture<T> result) {
         if (state.get() != State.OPEN) {
             result.completeExceptionally(notActive());
             return;
         }
         try {
-            Optional<byte[]> content = databases.readContent(messageId);
-            if (content.isPresent()) {
-                result.complete(content.get());
-            } else {
-                result.completeExceptionally(new BrokerException(ErrorKind.INTERNAL_ERROR,
-                        name + ": message " + messageId + " is not in the store"));
-            }
+            result.complete(work.apply(databases));
+        } catch (BrokerException e) {
+            result.completeExceptionally(e);
         } catch (EnvironmentFailureException e) {
             health.environmentFailed(e);
             result.completeExceptionally(new BrokerException(ErrorKind.INTERNAL_ERROR,
-                    name + ": cannot read message " + messageId + ": " + e.getMessage(), e));
+                    name + ": " + failure + ": " + e.getMessage(), e));
         } catch (RuntimeException e) {
             result.completeExceptionally(new BrokerException(ErrorKind.INTERNAL_ERROR,
-                    name + ": cannot read message " + messageId + ": " + e.getMessage(), e));
+                    name + ": " + failure + ": " + e.getMessage(), e));
         }
     }
 

@@ -12,20 +12,26 @@ import com.sleepycat.je.OperationStatus;
 import com.sleepycat.je.Transaction;
 import com.sleepycat.je.TransactionConfig;
 import com.sleepycat.je.txn.Txn;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import org.tandembroker.core.store.RecoveryHandler;
+import org.tandembroker.core.store.StoredEntry;
 
 /**
  * The store's JE databases and everything that reads or writes them: the only class that sees JE's
  * {@code Database}, {@code Cursor} and {@code Transaction}. Layout and encoding: {@link RecordCodec}.
  *
  * <p><b>Threads.</b> No mutable state after {@link #open}: the handles are thread-safe. Writes
- * ({@link #apply}) run on the committer thread(s), {@link #readContent} on the reader thread,
- * {@link #recover} on the virtual host's activation thread. {@link #close()} runs after all of them stopped.
+ * ({@link #apply}) run on the committer thread(s); {@link #readContent}, {@link #readEntries} and
+ * {@link #readMessageIds} on the reader thread; {@link #recoverConfiguration} on the virtual host's activation
+ * thread. {@link #close()} runs after all of them stopped.
  *
  * <p><b>Locking.</b> Several committer threads may apply transactions at once (the replicated store), and JE
  * keeps a transaction's write locks until its replica acknowledgements arrived. So the range scans of a removal
@@ -48,6 +54,8 @@ public final class StoreDatabases implements AutoCloseable {
     static final String ENTRIES_DB = "tandem_queue_entries";
     private static final List<String> ALL = List.of(SCHEMA_DB, CONFIG_DB, METADATA_DB, CONTENT_DB, ENTRIES_DB);
     private static final byte[] SCHEMA_KEY = RecordCodec.utf8("version");
+    private static final VarHandle LONG_BIG_ENDIAN =
+            MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
 
     private final Environment environment;
     private final Database schema;
@@ -243,12 +251,21 @@ public final class StoreDatabases implements AutoCloseable {
         environment.flushLog(true);
     }
 
-    /** What {@link #recover} found. */
-    public record RecoverySummary(int configRecords, int messages, int queueEntries, long highestMessageId) {
+    /**
+     * What {@link #recoverConfiguration} found.
+     *
+     * @param configRecords how many configuration records were replayed
+     * @param horizon       the highest message id of any stored message or queue entry, 0 for none
+     */
+    public record RecoveryStart(int configRecords, long horizon) {
     }
 
-    /** Replays every record into {@code handler}: configuration, then message metadata, then queue entries. */
-    public RecoverySummary recover(RecoveryHandler handler) {
+    /**
+     * Replays every configuration record into {@code handler} and finds the horizon: the highest id of a stored
+     * message or queue entry (an entry may outlive its message in a damaged store, and its id must not be reused).
+     * Costs one step per configuration record and per queue holding entries, none per message.
+     */
+    public RecoveryStart recoverConfiguration(RecoveryHandler handler) {
         DatabaseEntry key = new DatabaseEntry();
         DatabaseEntry value = new DatabaseEntry();
         int configRecords = 0;
@@ -258,28 +275,107 @@ public final class StoreDatabases implements AutoCloseable {
                 configRecords++;
             }
         }
-        int messages = 0;
+        return new RecoveryStart(configRecords, Math.max(highestMessageId(), highestEntryMessageId()));
+    }
+
+    /** The highest message id of any queue's entries: the last entry of each queue, jumping from queue to queue. */
+    private long highestEntryMessageId() {
         long highest = 0;
-        try (Cursor cursor = metadata.openCursor(null, CursorConfig.READ_COMMITTED)) {
-            while (cursor.getNext(key, value, null) == OperationStatus.SUCCESS) {
-                long id = RecordCodec.messageId(key.getData());
-                handler.message(id, RecordCodec.metadata(value.getData()), RecordCodec.contentSize(value.getData()));
-                highest = Math.max(highest, id);
-                messages++;
-            }
-        }
-        int queueEntries = 0;
+        DatabaseEntry key = new DatabaseEntry();
         DatabaseEntry noData = new DatabaseEntry();
         noData.setPartial(0, 0, true);
         try (Cursor cursor = entries.openCursor(null, CursorConfig.READ_COMMITTED)) {
-            while (cursor.getNext(key, noData, null) == OperationStatus.SUCCESS) {
-                long id = RecordCodec.entryMessageId(key.getData());
-                handler.queueEntry(RecordCodec.entryQueue(key.getData()), id);
-                highest = Math.max(highest, id);
-                queueEntries++;
+            OperationStatus status = cursor.getFirst(key, noData, null);
+            while (status == OperationStatus.SUCCESS) {
+                UUID queue = RecordCodec.entryQueue(key.getData());
+                // Past the queue's last possible key (id 0xff..ff, unsigned): the next queue's first entry, if any.
+                DatabaseEntry beyond = new DatabaseEntry(RecordCodec.entryKey(queue, -1L));
+                status = cursor.getSearchKeyRange(beyond, noData, null);
+                OperationStatus last = status == OperationStatus.SUCCESS ? cursor.getPrev(key, noData, null)
+                        : cursor.getLast(key, noData, null);
+                if (last == OperationStatus.SUCCESS) {
+                    highest = Math.max(highest, RecordCodec.entryMessageId(key.getData()));
+                }
+                if (status == OperationStatus.SUCCESS) {
+                    status = cursor.getNext(key, noData, null);
+                }
             }
         }
-        return new RecoverySummary(configRecords, messages, queueEntries, highest);
+        return highest;
+    }
+
+    /**
+     * Reads up to {@code max} entries of queue {@code queueId} with message ids in ({@code afterMessageId},
+     * {@code horizon}], ascending, each with its message's metadata (null when the message is missing).
+     *
+     * <p>The entry scan reads uncommitted and locks nothing (see the class comment): no one adds entries in that
+     * range while recovery reads it, and the first key after the range may belong to a commit that is still waiting
+     * for replica acknowledgements. The metadata are read committed: nothing writes them while they are recovered.
+     */
+    public List<StoredEntry> readEntries(UUID queueId, long afterMessageId, long horizon, int max) {
+        List<StoredEntry> page = new ArrayList<>(Math.min(max, 1024));
+        if (afterMessageId >= horizon || max <= 0) {
+            return page;
+        }
+        long queueHigh = queueId.getMostSignificantBits();
+        long queueLow = queueId.getLeastSignificantBits();
+        DatabaseEntry key = new DatabaseEntry(RecordCodec.entryKey(queueId, afterMessageId + 1));
+        DatabaseEntry noData = new DatabaseEntry();
+        noData.setPartial(0, 0, true);
+        DatabaseEntry value = new DatabaseEntry();
+        try (Cursor cursor = entries.openCursor(null, null)) {
+            OperationStatus status = cursor.getSearchKeyRange(key, noData, LockMode.READ_UNCOMMITTED);
+            while (status == OperationStatus.SUCCESS && page.size() < max) {
+                byte[] entryKey = key.getData();
+                if (longAt(entryKey, 0) != queueHigh || longAt(entryKey, 8) != queueLow) {
+                    break;
+                }
+                long messageId = longAt(entryKey, 16);
+                if (messageId > horizon) {
+                    break;
+                }
+                if (metadata.get(null, new DatabaseEntry(RecordCodec.messageKey(messageId)), value,
+                        LockMode.READ_COMMITTED) == OperationStatus.SUCCESS) {
+                    byte[] stored = value.getData();
+                    page.add(new StoredEntry(messageId, RecordCodec.metadata(stored), RecordCodec.contentSize(stored)));
+                } else {
+                    page.add(new StoredEntry(messageId, null, 0));
+                }
+                status = cursor.getNext(key, noData, LockMode.READ_UNCOMMITTED);
+            }
+        }
+        return page;
+    }
+
+    /**
+     * Reads up to {@code max} stored message ids in ({@code afterMessageId}, {@code horizon}], ascending, keys only.
+     * Reads uncommitted: a message being removed may be missed (it is going anyway), and nothing is added in range.
+     */
+    public long[] readMessageIds(long afterMessageId, long horizon, int max) {
+        long[] ids = new long[Math.max(0, max)];
+        int count = 0;
+        if (afterMessageId < horizon) {
+            DatabaseEntry key = new DatabaseEntry(RecordCodec.messageKey(afterMessageId + 1));
+            DatabaseEntry noData = new DatabaseEntry();
+            noData.setPartial(0, 0, true);
+            try (Cursor cursor = metadata.openCursor(null, null)) {
+                OperationStatus status = cursor.getSearchKeyRange(key, noData, LockMode.READ_UNCOMMITTED);
+                while (status == OperationStatus.SUCCESS && count < max) {
+                    long messageId = longAt(key.getData(), 0);
+                    if (messageId > horizon) {
+                        break;
+                    }
+                    ids[count++] = messageId;
+                    status = cursor.getNext(key, noData, LockMode.READ_UNCOMMITTED);
+                }
+            }
+        }
+        return count == ids.length ? ids : Arrays.copyOf(ids, count);
+    }
+
+    /** A big-endian long inside a key, without allocating (scans read hundreds of thousands of keys). */
+    private static long longAt(byte[] bytes, int offset) {
+        return (long) LONG_BIG_ENDIAN.get(bytes, offset);
     }
 
     /** The highest stored message id, 0 when there is none. */

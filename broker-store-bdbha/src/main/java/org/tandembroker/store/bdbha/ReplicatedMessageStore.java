@@ -5,6 +5,7 @@ import com.sleepycat.je.rep.ReplicatedEnvironment;
 import java.util.List;
 import java.util.Optional;
 import java.util.SortedMap;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -14,6 +15,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.tandembroker.core.BrokerException;
@@ -25,6 +27,8 @@ import org.tandembroker.core.store.StoreContext;
 import org.tandembroker.core.store.StoreRoleListener;
 import org.tandembroker.core.store.StoreStatus;
 import org.tandembroker.core.store.StoreTransaction;
+import org.tandembroker.core.store.StoredEntries;
+import org.tandembroker.core.store.StoredEntry;
 import org.tandembroker.store.bdb.BdbTransaction;
 import org.tandembroker.store.bdb.ChangeSet;
 import org.tandembroker.store.bdb.StoreDatabases;
@@ -50,8 +54,10 @@ import org.tandembroker.store.bdb.commit.CommitterStats;
  *       then the virtual host is the one closing it).</li>
  *   <li>{@code ha-committer-<vhost>-*} commit and complete commit futures; {@code ha-heartbeat-<vhost>} proves
  *       quorum (see {@link MasterSession}).</li>
- *   <li>{@code ha-reader-<vhost>} reads content for {@link #loadContent}.</li>
- *   <li>{@link #recover} runs on the caller's thread (the virtual host's), as the contract asks.</li>
+ *   <li>{@code ha-reader-<vhost>} reads content for {@link #loadContent} and the pages of recovered entries and
+ *       message ids ({@link StoredEntries}), one read at a time.</li>
+ *   <li>{@link #recover} runs on the caller's thread (the virtual host's), as the contract asks; it reads
+ *       configuration records only.</li>
  * </ul>
  * Other threads read {@link #session} (volatile) and use it only through its thread-safe methods; a session
  * closed under them fails their operation with {@code NOT_ACTIVE}.
@@ -244,12 +250,17 @@ public final class ReplicatedMessageStore implements MessageStore {
 
     // ---- the MessageStore contract ----
 
+    /**
+     * Replays the configuration records on the caller's thread; the returned pages are read on the reader thread
+     * from the same master session, and fail with {@code NOT_ACTIVE} once that session has closed (a later
+     * activation recovers afresh).
+     */
     @Override
-    public void recover(RecoveryHandler handler) {
+    public StoredEntries recover(RecoveryHandler handler) {
         MasterSession current = requireSession();
-        StoreDatabases.RecoverySummary summary;
+        StoreDatabases.RecoveryStart start;
         try {
-            summary = current.databases().recover(handler);
+            start = current.databases().recoverConfiguration(handler);
         } catch (BrokerException e) {
             throw e;
         } catch (RuntimeException e) {
@@ -257,9 +268,53 @@ public final class ReplicatedMessageStore implements MessageStore {
                     .orElseGet(() -> new BrokerException(ErrorKind.INTERNAL_ERROR, name + ": recovery failed: "
                             + ReplicationFailures.firstLine(e), e));
         }
-        nextMessageId.accumulateAndGet(summary.highestMessageId() + 1, Math::max);
-        LOG.info("{}: recovered {} configuration records, {} messages, {} queue entries", name,
-                summary.configRecords(), summary.messages(), summary.queueEntries());
+        long horizon = start.horizon();
+        nextMessageId.accumulateAndGet(horizon + 1, Math::max);
+        LOG.info("{}: recovered {} configuration records; messages and queue entries up to id {} are read in pages",
+                name, start.configRecords(), horizon);
+        return new StoredEntries() {
+            @Override
+            public long horizon() {
+                return horizon;
+            }
+
+            @Override
+            public CompletableFuture<List<StoredEntry>> entries(UUID queueId, long afterMessageId, int max) {
+                return readPage(current, "cannot read entries of queue " + queueId,
+                        dbs -> dbs.readEntries(queueId, afterMessageId, horizon, max));
+            }
+
+            @Override
+            public CompletableFuture<long[]> messageIds(long afterMessageId, int max) {
+                return readPage(current, "cannot read message ids",
+                        dbs -> dbs.readMessageIds(afterMessageId, horizon, max));
+            }
+        };
+    }
+
+    /** A recovery read on the reader thread, valid only while {@code recovering} is still the session. */
+    private <T> CompletableFuture<T> readPage(MasterSession recovering, String failure,
+                                              Function<StoreDatabases, T> work) {
+        CompletableFuture<T> result = new CompletableFuture<>();
+        try {
+            reader.execute(() -> {
+                if (session != recovering) {
+                    result.completeExceptionally(notActive());
+                    return;
+                }
+                try {
+                    result.complete(work.apply(recovering.databases()));
+                } catch (RuntimeException e) {
+                    result.completeExceptionally(ReplicationFailures.classify(e, settings.nodeName())
+                            .map(ReplicationFailures.Verdict::error)
+                            .orElseGet(() -> new BrokerException(ErrorKind.INTERNAL_ERROR, name + ": " + failure
+                                    + ": " + ReplicationFailures.firstLine(e), e)));
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            result.completeExceptionally(notActive());
+        }
+        return result;
     }
 
     @Override

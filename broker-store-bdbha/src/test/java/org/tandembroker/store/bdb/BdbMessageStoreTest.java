@@ -66,10 +66,8 @@ class BdbMessageStoreTest {
         return BrokerException.from(future.handle((v, e) -> e).join()).kind();
     }
 
-    private static StoreFixture.Recovered recover(BdbMessageStore store) {
-        StoreFixture.Recovered recovered = new StoreFixture.Recovered();
-        store.recover(recovered);
-        return recovered;
+    private static StoreFixture.Recovered recover(BdbMessageStore store, UUID... queues) {
+        return StoreFixture.Recovered.from(store, queues);
     }
 
     private static byte[] bytes(String text) {
@@ -124,9 +122,10 @@ class BdbMessageStoreTest {
         store.close();
 
         BdbMessageStore reopened = open();
-        StoreFixture.Recovered recovered = recover(reopened);
+        StoreFixture.Recovered recovered = recover(reopened, queueB);
 
-        assertThat(recovered.callbackOrder).containsExactly("config", "message", "entry");
+        assertThat(recovered.horizon).isEqualTo(big);
+        assertThat(recovered.messageIds).containsExactly(small, empty, big);
         assertThat(recovered.configRecords).containsEntry(queueA, queueRecord)
                 .containsEntry(exchange.id(), exchange).hasSize(2);
         assertThat(recovered.metadata.keySet()).containsExactly(small, empty, big);
@@ -140,6 +139,66 @@ class BdbMessageStoreTest {
         assertThat(reopened.loadContent(small)).succeedsWithin(DEADLINE).isEqualTo(bytes("hello"));
         assertThat(reopened.loadContent(empty)).succeedsWithin(DEADLINE).isEqualTo(new byte[0]);
         assertThat(reopened.nextMessageId()).isGreaterThan(big);
+    }
+
+    @Test
+    void recoveryReadsEachQueueInPagesUpToTheHorizonAndNeverWhatWasStoredAfterIt() throws Exception {
+        UUID queue = UUID.randomUUID();
+        UUID other = UUID.randomUUID();
+        BdbMessageStore store = open();
+        StoreTransaction before = store.newTransaction();
+        for (long id = 1; id <= 5; id++) {
+            before.storeMessage(id, bytes("m" + id), bytes("c" + id));
+            before.enqueue(queue, id);
+        }
+        before.storeMessage(6, bytes("orphan"), bytes("c"));
+        before.storeMessage(7, bytes("m7"), bytes("c7"));
+        before.enqueue(other, 7);
+        commit(before);
+        store.close();
+
+        BdbMessageStore reopened = open();
+        var stored = reopened.recover(record -> { });
+        StoreTransaction after = reopened.newTransaction();
+        long newId = reopened.nextMessageId();
+        after.storeMessage(newId, bytes("new"), bytes("c"));
+        after.enqueue(queue, newId);
+        commit(after);
+
+        assertThat(stored.horizon()).isEqualTo(7);
+        assertThat(newId).isGreaterThan(7);
+        assertThat(stored.entries(queue, 0, 2)).succeedsWithin(DEADLINE).satisfies(page -> {
+            assertThat(page).extracting(org.tandembroker.core.store.StoredEntry::messageId).containsExactly(1L, 2L);
+            assertThat(page.get(1).metadata()).isEqualTo(bytes("m2"));
+            assertThat(page.get(1).contentSize()).isEqualTo(2);
+        });
+        assertThat(stored.entries(queue, 2, 10)).succeedsWithin(DEADLINE).extracting(
+                page -> page.stream().map(org.tandembroker.core.store.StoredEntry::messageId).toList())
+                .isEqualTo(List.of(3L, 4L, 5L));
+        assertThat(stored.entries(queue, 5, 10)).succeedsWithin(DEADLINE).satisfies(page -> assertThat(page).isEmpty());
+        assertThat(stored.messageIds(0, 4)).succeedsWithin(DEADLINE).isEqualTo(new long[] {1, 2, 3, 4});
+        assertThat(stored.messageIds(4, 10)).succeedsWithin(DEADLINE).isEqualTo(new long[] {5, 6, 7});
+    }
+
+    @Test
+    void anEntryWhoseMessageIsMissingIsReadWithoutMetadataAndItsIdIsNeverReused() throws Exception {
+        UUID queue = UUID.randomUUID();
+        BdbMessageStore store = open();
+        StoreTransaction damaged = store.newTransaction();
+        damaged.storeMessage(1, bytes("m1"), bytes("c1"));
+        damaged.enqueue(queue, 1);
+        damaged.enqueue(queue, 50);
+        commit(damaged);
+        store.close();
+
+        BdbMessageStore reopened = open();
+        StoreFixture.Recovered recovered = recover(reopened, queue);
+
+        assertThat(recovered.horizon).isEqualTo(50);
+        assertThat(recovered.entries.get(queue)).containsExactly(1L, 50L);
+        assertThat(recovered.entriesWithoutMessage).containsExactly(50L);
+        assertThat(recovered.messageIds).containsExactly(1L);
+        assertThat(reopened.nextMessageId()).isGreaterThan(50);
     }
 
     @Test
@@ -176,7 +235,7 @@ class BdbMessageStoreTest {
         store.close();
 
         BdbMessageStore reopened = open();
-        StoreFixture.Recovered recovered = recover(reopened);
+        StoreFixture.Recovered recovered = recover(reopened, queue);
         assertThat(recovered.metadata.keySet()).containsExactly(1L, 3L);
         assertThat(recovered.entries.get(queue)).containsExactly(1L, 3L);
         assertThat(failureKind(reopened.loadContent(2))).isEqualTo(ErrorKind.INTERNAL_ERROR);
@@ -221,7 +280,7 @@ class BdbMessageStoreTest {
         commit(delete);
         store.close();
 
-        StoreFixture.Recovered recovered = recover(open());
+        StoreFixture.Recovered recovered = recover(open(), deleted);
         assertThat(recovered.configRecords).containsOnlyKeys(kept);
         assertThat(recovered.entries).containsOnlyKeys(kept);
         assertThat(recovered.entries.get(kept)).containsExactly(1L);
@@ -265,7 +324,7 @@ class BdbMessageStoreTest {
         assertThat(stats.committer().flushes()).isLessThan(commits);
         assertThat(stats.committer().largestBatch()).isGreaterThan(1);
         assertThat(stats.logFsyncs() - fsyncsBefore).isLessThan(commits);
-        assertThat(recover(store).entries.get(queue)).hasSize(commits);
+        assertThat(recover(store, queue).entries.get(queue)).hasSize(commits);
     }
 
     @Test
@@ -313,7 +372,7 @@ class BdbMessageStoreTest {
         assertThat(store.status().writable()).isFalse();
         assertThat(failureKind(pending.commit())).isEqualTo(ErrorKind.NOT_ACTIVE);
         assertThat(failureKind(store.loadContent(1))).isEqualTo(ErrorKind.NOT_ACTIVE);
-        assertThatThrownBy(() -> store.recover(new StoreFixture.Recovered()))
+        assertThatThrownBy(() -> store.recover(record -> { }))
                 .isInstanceOfSatisfying(BrokerException.class, e -> assertThat(e.kind())
                         .isEqualTo(ErrorKind.NOT_ACTIVE));
         assertThat(fixture.linesWithCode("MST-1003")).isEqualTo(1);

@@ -98,8 +98,7 @@ class DiskFullTest {
     }
 
     private static void assertRecovered(BdbMessageStore store, List<Long> committed) {
-        StoreFixture.Recovered recovered = new StoreFixture.Recovered();
-        store.recover(recovered);
+        StoreFixture.Recovered recovered = StoreFixture.Recovered.from(store, 64, QUEUE);
         assertThat(recovered.entries.get(QUEUE)).containsExactlyElementsOf(committed);
         for (long id : committed) {
             assertThat(store.loadContent(id)).succeedsWithin(DEADLINE).isEqualTo(content(id));

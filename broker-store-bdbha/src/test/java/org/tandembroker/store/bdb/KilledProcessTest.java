@@ -58,8 +58,7 @@ class KilledProcessTest {
         StoreFixture fixture = new StoreFixture(work);
         BdbMessageStore store = fixture.open(Map.of(), List.of());
         try {
-            StoreFixture.Recovered recovered = new StoreFixture.Recovered();
-            store.recover(recovered);
+            StoreFixture.Recovered recovered = StoreFixture.Recovered.from(store, 64, CommittingProcess.QUEUE);
 
             assertThat(acknowledged).hasSizeGreaterThanOrEqualTo(ACKNOWLEDGED_BEFORE_KILL);
             assertThat(recovered.metadata.keySet()).containsAll(acknowledged);

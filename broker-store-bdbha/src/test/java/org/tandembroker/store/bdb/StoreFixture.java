@@ -5,9 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -17,9 +20,11 @@ import org.tandembroker.core.config.NameValue;
 import org.tandembroker.core.config.StoreSettings;
 import org.tandembroker.core.oplog.OperationalLog;
 import org.tandembroker.core.store.ConfigRecord;
-import org.tandembroker.core.store.RecoveryHandler;
+import org.tandembroker.core.store.MessageStore;
 import org.tandembroker.core.store.StoreContext;
 import org.tandembroker.core.store.StoreRoleListener;
+import org.tandembroker.core.store.StoredEntries;
+import org.tandembroker.core.store.StoredEntry;
 
 /** Builds settings and stores for tests, and records what the store tells its listener and the oplog. */
 final class StoreFixture {
@@ -82,37 +87,66 @@ final class StoreFixture {
         }
     }
 
-    /** Everything a recovery replayed, in order. */
-    static final class Recovered implements RecoveryHandler {
-        final List<String> callbackOrder = new ArrayList<>();
+    /**
+     * Everything a recovery found: the configuration records it replayed, and what its pages hold for every queue
+     * with a configuration record and every queue named, read {@code pageSize} at a time.
+     */
+    static final class Recovered {
         final Map<UUID, ConfigRecord> configRecords = new LinkedHashMap<>();
-        final Map<Long, byte[]> metadata = new LinkedHashMap<>();
-        final Map<Long, Integer> contentSizes = new LinkedHashMap<>();
+        /** The metadata of the messages of the entries read, by id. */
+        final Map<Long, byte[]> metadata = new TreeMap<>();
+        final Map<Long, Integer> contentSizes = new TreeMap<>();
+        /** Each queue's entries, for queues with at least one. */
         final Map<UUID, List<Long>> entries = new LinkedHashMap<>();
+        /** Entries whose message was missing. */
+        final List<Long> entriesWithoutMessage = new ArrayList<>();
+        /** Every stored message id up to the horizon. */
+        final List<Long> messageIds = new ArrayList<>();
+        long horizon;
 
-        @Override
-        public void configRecord(ConfigRecord record) {
-            note("config");
-            configRecords.put(record.id(), record);
+        static Recovered from(MessageStore store, UUID... queues) {
+            return from(store, 3, queues);
         }
 
-        @Override
-        public void message(long messageId, byte[] metadataBytes, int contentSize) {
-            note("message");
-            metadata.put(messageId, metadataBytes);
-            contentSizes.put(messageId, contentSize);
-        }
-
-        @Override
-        public void queueEntry(UUID queueId, long messageId) {
-            note("entry");
-            entries.computeIfAbsent(queueId, q -> new ArrayList<>()).add(messageId);
-        }
-
-        private void note(String kind) {
-            if (callbackOrder.isEmpty() || !callbackOrder.get(callbackOrder.size() - 1).equals(kind)) {
-                callbackOrder.add(kind);
+        static Recovered from(MessageStore store, int pageSize, UUID... queues) {
+            Recovered recovered = new Recovered();
+            StoredEntries stored = store.recover(record -> recovered.configRecords.put(record.id(), record));
+            recovered.horizon = stored.horizon();
+            Set<UUID> queueIds = new LinkedHashSet<>();
+            recovered.configRecords.values().stream().filter(r -> r.type().equals(ConfigRecord.QUEUE))
+                    .forEach(r -> queueIds.add(r.id()));
+            queueIds.addAll(List.of(queues));
+            for (UUID queue : queueIds) {
+                long after = 0;
+                while (true) {
+                    List<StoredEntry> page = stored.entries(queue, after, pageSize).join();
+                    for (StoredEntry entry : page) {
+                        recovered.entries.computeIfAbsent(queue, q -> new ArrayList<>()).add(entry.messageId());
+                        if (entry.metadata() == null) {
+                            recovered.entriesWithoutMessage.add(entry.messageId());
+                        } else {
+                            recovered.metadata.put(entry.messageId(), entry.metadata());
+                            recovered.contentSizes.put(entry.messageId(), entry.contentSize());
+                        }
+                        after = entry.messageId();
+                    }
+                    if (page.size() < pageSize) {
+                        break;
+                    }
+                }
             }
+            long after = 0;
+            while (true) {
+                long[] ids = stored.messageIds(after, pageSize).join();
+                for (long id : ids) {
+                    recovered.messageIds.add(id);
+                    after = id;
+                }
+                if (ids.length < pageSize) {
+                    break;
+                }
+            }
+            return recovered;
         }
     }
 }

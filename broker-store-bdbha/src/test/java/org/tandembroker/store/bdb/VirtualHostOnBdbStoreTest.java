@@ -1,23 +1,39 @@
 package org.tandembroker.store.bdb;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.tandembroker.core.config.ConfigException;
+import org.tandembroker.core.message.MessageMetadata;
+import org.tandembroker.core.message.MetadataCodec;
+import org.tandembroker.core.queue.BrokerQueue;
 import org.tandembroker.core.queue.Delivery;
 import org.tandembroker.core.queue.Subscription;
 import org.tandembroker.core.queue.SubscriptionOptions;
+import org.tandembroker.core.store.ConfigRecord;
 import org.tandembroker.core.store.MessageStore;
+import org.tandembroker.core.store.StoreTransaction;
+import org.tandembroker.core.testing.ControlledStore;
+import org.tandembroker.core.testing.LogCapture;
 import org.tandembroker.core.testing.RecordingConsumer;
 import org.tandembroker.core.testing.VirtualHostHarness;
+import org.tandembroker.core.vhost.VirtualHostImpl;
+import org.tandembroker.core.vhost.VirtualHostState;
 
-/** The core's virtual host on this store: what it keeps across a restart. */
+/** The core's virtual host on this store: what it keeps across a restart, and how it serves while it recovers. */
 class VirtualHostOnBdbStoreTest {
+    private static final Duration DEADLINE = Duration.ofSeconds(30);
+
     @TempDir
     Path work;
 
@@ -34,6 +50,133 @@ class VirtualHostOnBdbStoreTest {
     private VirtualHostHarness host(StoreFixture fixture) {
         return new VirtualHostHarness(VirtualHostHarness.config(true, VirtualHostHarness.DEFAULTS, List.of(),
                 List.of(), List.of()), bdbStores(fixture), 64L * 1024 * 1024);
+    }
+
+    private static VirtualHostHarness host(Supplier<MessageStore> stores) {
+        return new VirtualHostHarness(VirtualHostHarness.config(false, VirtualHostHarness.DEFAULTS, List.of(),
+                List.of(), List.of()), stores, 64L * 1024 * 1024);
+    }
+
+    /**
+     * What a new master finds: queue "orders" holding {@code count} messages "m0".. in order, and one message no
+     * queue holds (left by a crash between an acknowledgement and the message's removal). Returns the orphan's id.
+     */
+    private static long storeDeepQueue(StoreFixture fixture, int count) throws Exception {
+        BdbMessageStore store = fixture.open();
+        try {
+            UUID queue = UUID.randomUUID();
+            StoreTransaction txn = store.newTransaction();
+            txn.putConfig(new ConfigRecord(queue, ConfigRecord.QUEUE, Map.of("name", "orders")));
+            long orphan = store.nextMessageId();
+            txn.storeMessage(orphan, metadata(6), "orphan".getBytes(StandardCharsets.UTF_8));
+            for (int i = 0; i < count; i++) {
+                byte[] content = ("m" + i).getBytes(StandardCharsets.UTF_8);
+                long id = store.nextMessageId();
+                txn.storeMessage(id, metadata(content.length), content);
+                txn.enqueue(queue, id);
+            }
+            txn.commit().join();
+            return orphan;
+        } finally {
+            store.close();
+        }
+    }
+
+    private static byte[] metadata(int contentSize) {
+        return MetadataCodec.encode(new MessageMetadata(null, null, true, 4, 0, System.currentTimeMillis(),
+                contentSize));
+    }
+
+    private static List<String> texts(String prefix, int from, int to) {
+        List<String> texts = new ArrayList<>();
+        for (int i = from; i < to; i++) {
+            texts.add(prefix + i);
+        }
+        return texts;
+    }
+
+    private static List<String> receive(RecordingConsumer consumer, int count, boolean accept) throws Exception {
+        List<String> texts = new ArrayList<>();
+        for (Delivery delivery : consumer.next(count)) {
+            texts.add(VirtualHostHarness.text(delivery));
+            if (accept) {
+                delivery.accept(null).join();
+            }
+        }
+        return texts;
+    }
+
+    @Test
+    void aDeepQueueIsServedFromItsHeadBeforeItIsLoadedAndNewMessagesFollowTheRecoveredOnes() throws Exception {
+        StoreFixture fixture = new StoreFixture(work);
+        int depth = 1000;
+        long orphan = storeDeepQueue(fixture, depth);
+        ControlledStore store = new ControlledStore(fixture.create(Map.of(), List.of()), true);
+
+        try (VirtualHostHarness harness = host(() -> store)) {
+            BrokerQueue orders = harness.host().queue("orders").orElseThrow();
+            assertThat(orders.isLoadingRecoveredEntries()).isTrue();
+            assertThat(orders.depthMessages()).isEqualTo(256);
+            RecordingConsumer consumer = new RecordingConsumer();
+            harness.host().subscribe("orders", consumer, SubscriptionOptions.AT_LEAST_ONCE).join().addCredit(2000);
+            assertThat(receive(consumer, 256, true)).isEqualTo(texts("m", 0, 256));
+            for (int i = 0; i < 3; i++) {
+                harness.publish("orders", "new" + i);
+            }
+            assertThat(store.loadContent(orphan)).succeedsWithin(DEADLINE);
+
+            store.releasePages();
+
+            List<String> expected = texts("m", 256, depth);
+            expected.addAll(texts("new", 0, 3));
+            assertThat(receive(consumer, depth - 256 + 3, true)).isEqualTo(expected);
+            await().atMost(DEADLINE).until(() -> !harness.host().recoveryInProgress());
+            assertThat(store.loadContent(orphan)).failsWithin(DEADLINE);
+            await().atMost(DEADLINE).until(() -> orders.depthMessages() == 0);
+        }
+
+        try (VirtualHostHarness restarted = host(fixture)) {
+            assertThat(restarted.host().queue("orders").orElseThrow().depthMessages()).isZero();
+            assertThat(restarted.logLines()).contains("MST-1005 : Recovered 0 messages");
+        }
+    }
+
+    @Test
+    void passivatingWhileLoadingCancelsTheLoadingAndReactivationRecoversEveryMessageOnce() throws Exception {
+        StoreFixture fixture = new StoreFixture(work);
+        storeDeepQueue(fixture, 600);
+        List<ControlledStore> stores = new ArrayList<>();
+        Supplier<MessageStore> controlled = () -> {
+            try {
+                ControlledStore store = new ControlledStore(fixture.create(Map.of(), List.of()), stores.isEmpty());
+                stores.add(store);
+                return store;
+            } catch (ConfigException e) {
+                throw new IllegalStateException(e);
+            }
+        };
+
+        try (VirtualHostHarness harness = host(controlled); LogCapture log = new LogCapture()) {
+            VirtualHostImpl host = harness.host();
+            RecordingConsumer consumer = new RecordingConsumer();
+            host.subscribe("orders", consumer, SubscriptionOptions.AT_LEAST_ONCE).join().addCredit(5);
+            assertThat(receive(consumer, 5, true)).isEqualTo(texts("m", 0, 5));
+            await().atMost(DEADLINE).until(() -> stores.get(0).pagesRequested() == 1);
+
+            host.passivate("operator request").join();
+            stores.get(0).releasePages(); // the held read now meets a closed store
+            await().atMost(DEADLINE).until(() -> stores.get(0).pagesServed() == 1);
+            host.activate().join();
+            await().atMost(DEADLINE).until(() -> host.state() == VirtualHostState.ACTIVE);
+
+            RecordingConsumer again = new RecordingConsumer();
+            host.subscribe("orders", again, SubscriptionOptions.AT_LEAST_ONCE).join().addCredit(1000);
+            assertThat(receive(again, 595, false)).isEqualTo(texts("m", 5, 600));
+            await().atMost(DEADLINE).until(() -> !host.recoveryInProgress());
+            assertThat(again.pending()).isZero();
+            assertThat(host.queue("orders").orElseThrow().depthMessages()).isEqualTo(595);
+            assertThat(log.warnings()).isEmpty();
+        }
     }
 
     @Test

@@ -25,10 +25,11 @@ import org.tandembroker.core.config.NameValue;
 import org.tandembroker.core.config.StoreSettings;
 import org.tandembroker.core.oplog.OperationalLog;
 import org.tandembroker.core.store.ConfigRecord;
-import org.tandembroker.core.store.RecoveryHandler;
 import org.tandembroker.core.store.StoreContext;
 import org.tandembroker.core.store.StoreRoleListener;
 import org.tandembroker.core.store.StoreTransaction;
+import org.tandembroker.core.store.StoredEntries;
+import org.tandembroker.core.store.StoredEntry;
 
 /**
  * Replicated stores of one JE group in this JVM, each in its own directory on its own loopback port, driven
@@ -240,10 +241,22 @@ final class HaGroup implements AutoCloseable {
             return txn.commit();
         }
 
+        /** What a recovery finds on {@link #QUEUE}, read in pages. */
         Recovered recover() {
             Recovered recovered = new Recovered();
-            store.recover(recovered);
-            return recovered;
+            StoredEntries stored = store.recover(recovered.configRecords::add);
+            long after = 0;
+            while (true) {
+                List<StoredEntry> page = stored.entries(QUEUE, after, 16).join();
+                for (StoredEntry entry : page) {
+                    recovered.messages.put(entry.messageId(), entry.contentSize());
+                    recovered.entries.add(entry.messageId());
+                    after = entry.messageId();
+                }
+                if (page.size() < 16) {
+                    return recovered;
+                }
+            }
         }
 
         String content(long id) {
@@ -320,25 +333,10 @@ final class HaGroup implements AutoCloseable {
         }
     }
 
-    /** Everything a recovery replayed. */
-    static final class Recovered implements RecoveryHandler {
+    /** What a recovery found: the configuration records, and the entries of {@link #QUEUE} with content sizes. */
+    static final class Recovered {
         final List<ConfigRecord> configRecords = new ArrayList<>();
         final Map<Long, Integer> messages = new LinkedHashMap<>();
         final List<Long> entries = new ArrayList<>();
-
-        @Override
-        public void configRecord(ConfigRecord record) {
-            configRecords.add(record);
-        }
-
-        @Override
-        public void message(long messageId, byte[] metadata, int contentSize) {
-            messages.put(messageId, contentSize);
-        }
-
-        @Override
-        public void queueEntry(UUID queueId, long messageId) {
-            entries.add(messageId);
-        }
     }
 }

@@ -9,18 +9,24 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.tandembroker.core.config.QueueConfig;
 import org.tandembroker.core.config.VirtualHostConfig;
 import org.tandembroker.core.message.ContentBudget;
+import org.tandembroker.core.queue.BrokerQueue;
 import org.tandembroker.core.queue.Delivery;
 import org.tandembroker.core.queue.Subscription;
 import org.tandembroker.core.queue.SubscriptionOptions;
+import org.tandembroker.core.store.MessageStore;
+import org.tandembroker.core.testing.ControlledStore;
 import org.tandembroker.core.testing.RecordingConsumer;
 import org.tandembroker.core.testing.VirtualHostHarness;
 import org.tandembroker.core.vhost.Admission;
@@ -53,7 +59,11 @@ class VirtualHostOnReplicatedStoreTest {
     }
 
     private VirtualHostImpl host(Node node) {
-        VirtualHostImpl host = new VirtualHostImpl(CONFIG, node::newStore, node.operationalLog,
+        return host(node, node::newStore);
+    }
+
+    private VirtualHostImpl host(Node node, Supplier<MessageStore> stores) {
+        VirtualHostImpl host = new VirtualHostImpl(CONFIG, stores, node.operationalLog,
                 new ContentBudget(64L * 1024 * 1024), queuePool, housekeeping);
         hosts.add(host);
         host.start();
@@ -126,5 +136,59 @@ class VirtualHostOnReplicatedStoreTest {
                 (a, b) -> Integer.compare(Integer.parseInt(a.substring(1)), Integer.parseInt(b.substring(1))));
         assertThat(delivered).containsAll(expected.stream().filter(text -> !acknowledged.contains(text)).toList());
         assertThat(afterFailover.pending()).isZero();
+    }
+
+    @Test
+    void afterFailoverADeepQueueIsServedFromItsHeadWhileItLoadsAndNewMessagesFollowTheRecoveredOnes()
+            throws Exception {
+        group = new HaGroup(work, "deep");
+        Node first = group.prepare("first", HaGroup.options());
+        VirtualHostImpl master = host(first);
+        await().atMost(ROLE_DEADLINE).until(() -> master.state() == VirtualHostState.ACTIVE);
+        Node second = group.prepare("second", HaGroup.options());
+        ControlledStore[] replicaStore = new ControlledStore[1];
+        VirtualHostImpl replica = host(second, () -> replicaStore[0] = new ControlledStore(second.newStore(), true));
+        assertThat(replica.firstRoleDecided()).succeedsWithin(ROLE_DEADLINE).isEqualTo(VirtualHostState.PASSIVE);
+
+        Destination orders = master.resolveDestination("orders").join();
+        List<CompletableFuture<?>> published = new ArrayList<>();
+        List<String> expected = new ArrayList<>();
+        for (int i = 0; i < 600; i++) {
+            published.add(orders.publish(VirtualHostHarness.message("m" + i, null, true, 0), null));
+            expected.add("m" + i);
+        }
+        CompletableFuture.allOf(published.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
+        master.stop().join();
+        hosts.remove(master);
+        await().atMost(ROLE_DEADLINE).until(() -> second.store.nodeState().equals("UNKNOWN"));
+        assertThat(second.store.setDesignatedPrimary(true)).succeedsWithin(ROLE_DEADLINE);
+        await().atMost(ROLE_DEADLINE).until(() -> replica.state() == VirtualHostState.ACTIVE);
+
+        // Serving with only the head loaded: every later page is held.
+        BrokerQueue queue = replica.queue("orders").orElseThrow();
+        assertThat(queue.isLoadingRecoveredEntries()).isTrue();
+        assertThat(queue.depthMessages()).isEqualTo(256);
+        RecordingConsumer consumer = new RecordingConsumer();
+        replica.subscribe("orders", consumer, SubscriptionOptions.AT_LEAST_ONCE).join().addCredit(1000);
+        List<String> delivered = new ArrayList<>();
+        for (Delivery delivery : consumer.next(256)) {
+            delivered.add(VirtualHostHarness.text(delivery));
+            delivery.accept(null).join();
+        }
+        Destination afterFailover = replica.resolveDestination("orders").join();
+        for (int i = 0; i < 3; i++) {
+            afterFailover.publish(VirtualHostHarness.message("new" + i, null, true, 0), null).join();
+            expected.add("new" + i);
+        }
+        replicaStore[0].releasePages();
+        for (Delivery delivery : consumer.next(600 - 256 + 3)) {
+            delivered.add(VirtualHostHarness.text(delivery));
+            delivery.accept(null).join();
+        }
+
+        assertThat(delivered).isEqualTo(expected);
+        await().atMost(ROLE_DEADLINE).until(() -> !replica.recoveryInProgress());
+        assertThat(second.linesWith("MST-1005")).containsExactly("MST-1005 : Recovered 600 messages");
+        await().atMost(ROLE_DEADLINE).until(() -> queue.depthMessages() == 0);
     }
 }

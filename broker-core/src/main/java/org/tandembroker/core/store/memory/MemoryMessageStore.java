@@ -5,7 +5,6 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -19,11 +18,14 @@ import org.tandembroker.core.store.RecoveryHandler;
 import org.tandembroker.core.store.StoreRoleListener;
 import org.tandembroker.core.store.StoreStatus;
 import org.tandembroker.core.store.StoreTransaction;
+import org.tandembroker.core.store.StoredEntries;
+import org.tandembroker.core.store.StoredEntry;
 
 /**
  * A non-persistent store: everything lives on the heap and is gone when the broker stops. Commits complete at
  * once (there is no disk to wait for). Its maps are guarded by this object's monitor; critical sections are a
- * few map operations.
+ * few map operations (recovery's reads sort and copy: this store only recovers what it was given in the same
+ * JVM, for tests). Reads of {@link StoredEntries} complete at once, on the caller's thread.
  */
 public final class MemoryMessageStore implements MessageStore {
     private final Map<UUID, ConfigRecord> configRecords = new LinkedHashMap<>();
@@ -43,10 +45,54 @@ public final class MemoryMessageStore implements MessageStore {
     }
 
     @Override
-    public synchronized void recover(RecoveryHandler handler) {
+    public synchronized StoredEntries recover(RecoveryHandler handler) {
         configRecords.values().forEach(handler::configRecord);
-        new TreeMap<>(messages).forEach((id, m) -> handler.message(id, m.metadata(), m.content().length));
-        entries.forEach((queue, ids) -> ids.forEach(id -> handler.queueEntry(queue, id)));
+        long highest = messages.keySet().stream().mapToLong(Long::longValue).max().orElse(0);
+        for (TreeSet<Long> ids : entries.values()) {
+            if (!ids.isEmpty()) {
+                highest = Math.max(highest, ids.last());
+            }
+        }
+        long horizon = highest;
+        nextId.accumulateAndGet(horizon + 1, Math::max);
+        return new StoredEntries() {
+            @Override
+            public long horizon() {
+                return horizon;
+            }
+
+            @Override
+            public CompletableFuture<List<StoredEntry>> entries(UUID queueId, long afterMessageId, int max) {
+                return CompletableFuture.completedFuture(readEntries(queueId, afterMessageId, horizon, max));
+            }
+
+            @Override
+            public CompletableFuture<long[]> messageIds(long afterMessageId, int max) {
+                return CompletableFuture.completedFuture(readMessageIds(afterMessageId, horizon, max));
+            }
+        };
+    }
+
+    private synchronized List<StoredEntry> readEntries(UUID queueId, long after, long horizon, int max) {
+        TreeSet<Long> ids = entries.get(queueId);
+        if (ids == null || after >= horizon) {
+            return List.of();
+        }
+        List<StoredEntry> page = new ArrayList<>();
+        for (long id : ids.subSet(after, false, horizon, true)) {
+            if (page.size() == max) {
+                break;
+            }
+            StoredMessage m = messages.get(id);
+            page.add(m == null ? new StoredEntry(id, null, 0) : new StoredEntry(id, m.metadata(), m.content().length));
+        }
+        return page;
+    }
+
+    /** Sorts every id on each call: the memory store is recovered only when it holds next to nothing. */
+    private synchronized long[] readMessageIds(long after, long horizon, int max) {
+        return messages.keySet().stream().mapToLong(Long::longValue).filter(id -> id > after && id <= horizon)
+                .sorted().limit(max).toArray();
     }
 
     @Override

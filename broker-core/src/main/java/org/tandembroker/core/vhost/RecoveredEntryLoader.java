@@ -1,0 +1,330 @@
+package org.tandembroker.core.vhost;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.tandembroker.core.BrokerException;
+import org.tandembroker.core.message.MessageMetadata;
+import org.tandembroker.core.message.MetadataCodec;
+import org.tandembroker.core.message.ServerMessage;
+import org.tandembroker.core.oplog.LogCode;
+import org.tandembroker.core.oplog.OperationalLog;
+import org.tandembroker.core.queue.BrokerQueue;
+import org.tandembroker.core.store.MessageStore;
+import org.tandembroker.core.store.StoreTransaction;
+import org.tandembroker.core.store.StoredEntries;
+import org.tandembroker.core.store.StoredEntry;
+
+/**
+ * Loads the stored entries of a new master's durable queues, so that the virtual host serves before the queues
+ * are loaded: {@link #loadHeads()} reads the first page of every queue during activation (its cost depends on
+ * the number of queues, not on their depth); {@link #loadRest()} then reads the rest in pages, oldest first,
+ * round robin over the queues, and hands each page to its queue ({@link BrokerQueue#addRecovered}), whose
+ * consumers take what is loaded meanwhile; {@link #finish} settles what recovery left behind.
+ *
+ * <p><b>Shared messages and the recovery reference.</b> A message routed to several queues has one entry on each,
+ * and is removed from the store when its reference count (one per entry) reaches zero. Queues load independently,
+ * so a message consumed from a queue that loaded it could reach zero while another queue has not read its entry
+ * yet. Hence every recovered message is created once ({@link #recovered}, by id) with one extra reference held by
+ * this loader, and released only when every queue has loaded ({@link #finish}): a release that reaches zero
+ * removes the message (it was consumed from every queue meanwhile). Then the stored message ids up to the
+ * horizon that no queue held (orphans) are removed.
+ *
+ * <p><b>Threads.</b> Every field is confined to the virtual host's life-cycle thread: the steps run there (as
+ * tasks on {@code steps}), except during activation, when the life-cycle thread itself calls {@link #loadHeads()}
+ * and, if nothing is left to load, waits for {@link #finish} whose steps then run on the store's reader thread
+ * (each step hands over to the next through the store's futures, so one runs at a time). Store reads run on the
+ * store's reader thread; pages are added on each queue's executor. {@link #cancel()} (life-cycle thread, on
+ * passivation or stop) stops every later step: nothing more is added to queues, nothing removed from the store.
+ */
+final class RecoveredEntryLoader {
+    private static final Logger LOG = LoggerFactory.getLogger(RecoveredEntryLoader.class);
+    /** Entries read per queue before activation. */
+    static final int HEAD_PAGE = 256;
+    /** Entries per read in the background: small enough not to hold up the content reads sharing the reader. */
+    static final int PAGE = 2048;
+    static final int ORPHAN_PAGE = 8192;
+    private static final int REMOVALS_PER_TRANSACTION = 1024;
+    private static final long RETRY_MILLIS = 1000;
+
+    private final String hostName;
+    private final MessageStore store;
+    private final StoredEntries stored;
+    private final Executor steps;
+    private final ScheduledExecutorService timer;
+    private final OperationalLog operationalLog;
+    private final CompletableFuture<Long> done = new CompletableFuture<>();
+    private final List<QueueCursor> cursors = new ArrayList<>();
+    private final ArrayDeque<QueueCursor> unfinished = new ArrayDeque<>();
+    /** Every recovered message by id, each holding this loader's reference until {@link #finish}. */
+    private final Map<Long, ServerMessage> recovered = new HashMap<>();
+    private final Map<String, String> interned = new HashMap<>();
+    private final long startNanos = System.nanoTime();
+    private volatile boolean cancelled;
+    private long entriesLoaded;
+    private long missingMessages;
+    private int readFailures;
+
+    /** A queue and how far it is loaded. */
+    private static final class QueueCursor {
+        final BrokerQueue queue;
+        long afterMessageId;
+        CompletableFuture<Boolean> lastAdd = CompletableFuture.completedFuture(true);
+
+        QueueCursor(BrokerQueue queue) {
+            this.queue = queue;
+        }
+    }
+
+    /**
+     * @param queues the recovered durable queues, each {@linkplain BrokerQueue#expectRecoveredEntries() expecting}
+     *               its entries
+     * @param steps  the life-cycle thread's executor (a rejected step means the host stopped: it is dropped)
+     */
+    RecoveredEntryLoader(String hostName, MessageStore store, StoredEntries stored, List<BrokerQueue> queues,
+                         Executor steps, ScheduledExecutorService timer, OperationalLog operationalLog) {
+        this.hostName = hostName;
+        this.store = store;
+        this.stored = stored;
+        this.steps = steps;
+        this.timer = timer;
+        this.operationalLog = operationalLog;
+        queues.forEach(queue -> cursors.add(new QueueCursor(queue)));
+    }
+
+    /**
+     * Reads the first page of every queue and adds it, waiting for both (life-cycle thread, during activation).
+     * Returns whether every queue is now completely loaded.
+     */
+    boolean loadHeads() {
+        List<CompletableFuture<List<StoredEntry>>> heads = new ArrayList<>(cursors.size());
+        for (QueueCursor cursor : cursors) {
+            heads.add(stored.entries(cursor.queue.id(), 0, HEAD_PAGE));
+        }
+        for (int i = 0; i < cursors.size(); i++) {
+            QueueCursor cursor = cursors.get(i);
+            List<StoredEntry> page = heads.get(i).join();
+            add(cursor, page, page.size() < HEAD_PAGE);
+        }
+        CompletableFuture.allOf(cursors.stream().map(c -> c.lastAdd).toArray(CompletableFuture[]::new)).join();
+        return unfinished.isEmpty();
+    }
+
+    /** Messages and entries loaded so far (life-cycle thread). */
+    long entriesLoaded() {
+        return entriesLoaded;
+    }
+
+    int queuesLoading() {
+        return unfinished.size();
+    }
+
+    /** Loads the rest in the background, then {@linkplain #finish finishes} (life-cycle thread). */
+    void loadRest() {
+        next();
+    }
+
+    /** Completes with the number of recovered messages once finished; never if cancelled. */
+    CompletableFuture<Long> done() {
+        return done;
+    }
+
+    /** Stops every later step (life-cycle thread). */
+    void cancel() {
+        cancelled = true;
+    }
+
+    private void next() {
+        if (cancelled) {
+            return;
+        }
+        QueueCursor cursor = unfinished.poll();
+        if (cursor == null) {
+            finish(steps);
+            return;
+        }
+        if (cursor.lastAdd.getNow(true) == Boolean.FALSE) {
+            next(); // the queue was deleted: nothing more to load for it
+            return;
+        }
+        guard(stored.entries(cursor.queue.id(), cursor.afterMessageId, PAGE)
+                .handleAsync((page, failure) -> onPage(cursor, page, failure), steps));
+    }
+
+    private Void onPage(QueueCursor cursor, List<StoredEntry> page, Throwable failure) {
+        if (cancelled) {
+            return null;
+        }
+        if (failure != null) {
+            if (readFailures++ == 0) {
+                LOG.warn("Virtual host '{}': loading the recovered entries of queue '{}' failed: {}; retrying every "
+                        + "{} ms (further failures are not logged)", hostName, cursor.queue.name(),
+                        BrokerException.from(failure).getMessage(), RETRY_MILLIS);
+            }
+            unfinished.addFirst(cursor);
+            timer.schedule(() -> steps.execute(this::next), RETRY_MILLIS, TimeUnit.MILLISECONDS);
+            return null;
+        }
+        add(cursor, page, page.size() < PAGE);
+        next();
+        return null;
+    }
+
+    /** Turns a page into messages (one object per id, see the class comment) and hands it to its queue. */
+    private void add(QueueCursor cursor, List<StoredEntry> page, boolean last) {
+        List<ServerMessage> messages = new ArrayList<>(page.size());
+        for (StoredEntry entry : page) {
+            cursor.afterMessageId = entry.messageId();
+            ServerMessage message = recovered.get(entry.messageId());
+            if (message == null) {
+                MessageMetadata metadata = metadata(entry);
+                if (metadata == null) {
+                    if (missingMessages++ == 0) {
+                        LOG.warn("Virtual host '{}': ignoring the entry of message {} on queue '{}': the message is "
+                                + "not in the store or unreadable (further such entries are counted)", hostName,
+                                entry.messageId(), cursor.queue.name());
+                    }
+                    continue;
+                }
+                message = new ServerMessage(entry.messageId(), metadata, null, true);
+                message.setReferences(1); // this loader's reference, released in finish
+                recovered.put(entry.messageId(), message);
+            }
+            message.addReference();
+            messages.add(message);
+        }
+        entriesLoaded += messages.size();
+        cursor.lastAdd = cursor.queue.addRecovered(messages, last);
+        if (!last) {
+            unfinished.addLast(cursor);
+        }
+    }
+
+    private MessageMetadata metadata(StoredEntry entry) {
+        if (entry.metadata() == null) {
+            return null;
+        }
+        MessageMetadata m;
+        try {
+            m = MetadataCodec.decode(entry.metadata());
+        } catch (RuntimeException e) {
+            return null;
+        }
+        return new MessageMetadata(intern(m.to()), intern(m.subject()), m.persistent(), m.priority(),
+                m.expiresAtMillis(), m.arrivalMillis(), m.contentSize());
+    }
+
+    private String intern(String s) {
+        return s == null ? null : interned.computeIfAbsent(s, k -> k);
+    }
+
+    /**
+     * Once every page has been added: releases this loader's reference on every recovered message (removing those
+     * that were consumed from every queue meanwhile), then removes the orphans, logs MST-1005 and MST-1006 and
+     * completes {@link #done()}. Each step runs on {@code stepExecutor}.
+     */
+    void finish(Executor stepExecutor) {
+        guard(CompletableFuture.allOf(cursors.stream().map(c -> c.lastAdd).toArray(CompletableFuture[]::new))
+                .handleAsync((added, failure) -> releaseRecoveryReferences(stepExecutor), stepExecutor));
+    }
+
+    private Void releaseRecoveryReferences(Executor stepExecutor) {
+        if (cancelled) {
+            return null;
+        }
+        Removals removals = new Removals();
+        for (ServerMessage message : recovered.values()) {
+            if (message.dropReference() == 0) {
+                removals.remove(message.id());
+            }
+        }
+        long consumedWhileLoading = removals.count;
+        removals.commit();
+        sweepOrphans(0, consumedWhileLoading, 0, stepExecutor);
+        return null;
+    }
+
+    private void sweepOrphans(long afterMessageId, long consumedWhileLoading, long orphans, Executor stepExecutor) {
+        guard(stored.messageIds(afterMessageId, ORPHAN_PAGE).handleAsync((ids, failure) -> {
+            if (cancelled) {
+                return null;
+            }
+            if (failure != null) {
+                LOG.warn("Virtual host '{}': reading stored message ids failed: {}; messages that no queue holds "
+                        + "stay until the next recovery", hostName, BrokerException.from(failure).getMessage());
+                complete(consumedWhileLoading, orphans);
+                return null;
+            }
+            Removals removals = new Removals();
+            for (long id : ids) {
+                if (!recovered.containsKey(id)) {
+                    removals.remove(id);
+                }
+            }
+            removals.commit();
+            long orphansSoFar = orphans + removals.count;
+            if (ids.length == ORPHAN_PAGE) {
+                sweepOrphans(ids[ids.length - 1], consumedWhileLoading, orphansSoFar, stepExecutor);
+            } else {
+                complete(consumedWhileLoading, orphansSoFar);
+            }
+            return null;
+        }, stepExecutor));
+    }
+
+    /** A step that failed unexpectedly ends the loading: logged (unless cancelled), {@link #done()} fails. */
+    private void guard(CompletableFuture<?> step) {
+        step.whenComplete((ok, failure) -> {
+            if (failure != null && !cancelled && !done.isDone()) {
+                LOG.error("Virtual host '{}': loading recovered queue entries stopped", hostName, failure);
+                done.completeExceptionally(failure);
+            }
+        });
+    }
+
+    private void complete(long consumedWhileLoading, long orphans) {
+        long messages = recovered.size();
+        recovered.clear();
+        LOG.info("Virtual host '{}': loaded {} queue entries of {} queues ({} messages; {} consumed from every queue "
+                + "while loading, {} orphans removed, {} entries without a message ignored) in {} ms", hostName,
+                entriesLoaded, cursors.size(), messages, consumedWhileLoading, orphans, missingMessages,
+                TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos));
+        operationalLog.log(LogCode.MST_1005, messages);
+        operationalLog.log(LogCode.MST_1006);
+        done.complete(messages);
+    }
+
+    /** Message removals in transactions of bounded size; committed without waiting (a removal needs no fsync). */
+    private final class Removals {
+        private StoreTransaction transaction;
+        private int inTransaction;
+        long count;
+
+        void remove(long messageId) {
+            if (transaction == null) {
+                transaction = store.newTransaction();
+            }
+            transaction.removeMessage(messageId);
+            count++;
+            if (++inTransaction == REMOVALS_PER_TRANSACTION) {
+                commit();
+            }
+        }
+
+        void commit() {
+            if (transaction != null) {
+                transaction.commit(); // a failure leaves orphans for the next recovery
+                transaction = null;
+                inTransaction = 0;
+            }
+        }
+    }
+}
