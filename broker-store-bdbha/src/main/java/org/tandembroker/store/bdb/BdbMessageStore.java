@@ -52,8 +52,8 @@ import org.tandembroker.store.bdb.commit.CoalescingCommitter;
  *   <li>{@code bdb-committer-<vhost>} applies commits, flushes, completes commit futures
  *       (see {@link CoalescingCommitter}).</li>
  *   <li>{@code bdb-reader-<vhost>} reads message content for {@link #loadContent} and the pages of recovered
- *       entries and message ids ({@link StoredEntries}), one read at a time in arrival order, so a page (a few
- *       milliseconds) delays a delivery's content read by at most that much.</li>
+ *       entries and message ids ({@link StoredEntries}), one read at a time, content first ({@link StoreReader}):
+ *       a page (a few milliseconds) delays only the content reads that arrive while it runs.</li>
  *   <li>{@link #recover} runs on the caller's thread, as the contract asks; it reads configuration records
  *       only.</li>
  * </ul>
@@ -75,7 +75,7 @@ public final class BdbMessageStore implements MessageStore {
     private final StoreContext context;
     private final String name;
     private final ExecutorService lifecycle;
-    private final ExecutorService reader;
+    private final StoreReader reader;
     private final StoreHealth health;
     private final AtomicReference<State> state = new AtomicReference<>(State.NEW);
     private final AtomicBoolean closeRequested = new AtomicBoolean();
@@ -94,7 +94,7 @@ public final class BdbMessageStore implements MessageStore {
         this.name = TYPE + " store of " + context.virtualHostName();
         String vhost = context.virtualHostName();
         this.lifecycle = Executors.newSingleThreadExecutor(named("bdb-lifecycle-" + vhost, t -> lifecycleThread = t));
-        this.reader = Executors.newSingleThreadExecutor(named("bdb-reader-" + vhost, t -> readerThread = t));
+        this.reader = new StoreReader("bdb-reader-" + vhost, t -> readerThread = t);
         this.health = new StoreHealth(name, context.operationalLog(), this::environmentFailed);
     }
 
@@ -181,13 +181,14 @@ public final class BdbMessageStore implements MessageStore {
 
             @Override
             public CompletableFuture<List<StoredEntry>> entries(UUID queueId, long afterMessageId, int max) {
-                return read("cannot read entries of queue " + queueId,
+                return read(true, "cannot read entries of queue " + queueId,
                         dbs -> dbs.readEntries(queueId, afterMessageId, horizon, max));
             }
 
             @Override
             public CompletableFuture<long[]> messageIds(long afterMessageId, int max) {
-                return read("cannot read message ids", dbs -> dbs.readMessageIds(afterMessageId, horizon, max));
+                return read(true, "cannot read message ids",
+                        dbs -> dbs.readMessageIds(afterMessageId, horizon, max));
             }
         };
     }
@@ -210,20 +211,28 @@ public final class BdbMessageStore implements MessageStore {
 
     @Override
     public CompletableFuture<byte[]> loadContent(long messageId) {
-        return read("cannot read message " + messageId, dbs -> dbs.readContent(messageId)
+        return read(false, "cannot read message " + messageId, dbs -> dbs.readContent(messageId)
                 .orElseThrow(() -> new BrokerException(ErrorKind.INTERNAL_ERROR,
                         name + ": message " + messageId + " is not in the store")));
     }
 
-    /** Runs a read on the reader thread: content for deliveries and recovery's pages share it, in arrival order. */
-    private <T> CompletableFuture<T> read(String failure, Function<StoreDatabases, T> work) {
+    /**
+     * Runs a read on the reader thread: content for deliveries first, recovery's pages ({@code background}) when no
+     * content read waits.
+     */
+    private <T> CompletableFuture<T> read(boolean background, String failure, Function<StoreDatabases, T> work) {
         CompletableFuture<T> result = new CompletableFuture<>();
         if (state.get() != State.OPEN) {
             result.completeExceptionally(notActive());
             return result;
         }
         try {
-            reader.execute(() -> readNow(failure, work, result));
+            Runnable read = () -> readNow(failure, work, result);
+            if (background) {
+                reader.executeInBackground(read);
+            } else {
+                reader.execute(read);
+            }
         } catch (RejectedExecutionException e) {
             result.completeExceptionally(notActive());
         }

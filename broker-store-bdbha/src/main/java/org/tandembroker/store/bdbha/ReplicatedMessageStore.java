@@ -8,8 +8,6 @@ import java.util.SortedMap;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -32,6 +30,7 @@ import org.tandembroker.core.store.StoredEntry;
 import org.tandembroker.store.bdb.BdbTransaction;
 import org.tandembroker.store.bdb.ChangeSet;
 import org.tandembroker.store.bdb.StoreDatabases;
+import org.tandembroker.store.bdb.StoreReader;
 import org.tandembroker.store.bdb.commit.CommitterStats;
 
 /**
@@ -55,7 +54,7 @@ import org.tandembroker.store.bdb.commit.CommitterStats;
  *   <li>{@code ha-committer-<vhost>-*} commit and complete commit futures; {@code ha-heartbeat-<vhost>} proves
  *       quorum (see {@link MasterSession}).</li>
  *   <li>{@code ha-reader-<vhost>} reads content for {@link #loadContent} and the pages of recovered entries and
- *       message ids ({@link StoredEntries}), one read at a time.</li>
+ *       message ids ({@link StoredEntries}), one read at a time, content first ({@link StoreReader}).</li>
  *   <li>{@link #recover} runs on the caller's thread (the virtual host's), as the contract asks; it reads
  *       configuration records only.</li>
  * </ul>
@@ -73,7 +72,7 @@ public final class ReplicatedMessageStore implements MessageStore {
     private final StoreContext context;
     private final String name;
     private final ReplicatedEnvironmentFacade facade;
-    private final ExecutorService reader;
+    private final StoreReader reader;
     private final AtomicBoolean started = new AtomicBoolean();
     private final AtomicBoolean closeRequested = new AtomicBoolean();
     private final AtomicLong nextMessageId = new AtomicLong(1);
@@ -95,12 +94,7 @@ public final class ReplicatedMessageStore implements MessageStore {
                 + settings.groupName() + ")";
         this.facade = new ReplicatedEnvironmentFacade(settings, context.clientAddress(), context.operationalLog(),
                 new Roles());
-        this.reader = Executors.newSingleThreadExecutor(runnable -> {
-            Thread thread = new Thread(runnable, "ha-reader-" + context.virtualHostName());
-            thread.setDaemon(true);
-            readerThread = thread;
-            return thread;
-        });
+        this.reader = new StoreReader("ha-reader-" + context.virtualHostName(), thread -> readerThread = thread);
     }
 
     @Override
@@ -297,7 +291,7 @@ public final class ReplicatedMessageStore implements MessageStore {
                                               Function<StoreDatabases, T> work) {
         CompletableFuture<T> result = new CompletableFuture<>();
         try {
-            reader.execute(() -> {
+            reader.executeInBackground(() -> {
                 if (session != recovering) {
                     result.completeExceptionally(notActive());
                     return;

@@ -38,7 +38,7 @@ import org.tandembroker.core.testing.VirtualHostHarness;
  *     org.tandembroker.store.bdb.RecoveryProbe /tmp/recovery-probe 500000 2048
  * </pre>
  * The first run fills the store (about 25 s and 1.1 GB for 500,000 x 2 KiB); each round then takes 20 to 40 s.
- * Figures from it are in the commit that made recovery page its reads.
+ * A probe reads a machine that other work shares: compare rounds of one run, not runs.
  */
 public final class RecoveryProbe {
     private static final UUID QUEUE = UUID.fromString("0000000a-0000-0000-0000-000000000001");
