@@ -29,11 +29,22 @@ public final class Clients {
     public Clients(String uri, String user, String password, int bodySize, int prefetch) {
         // forceSyncSend: every send waits for the broker's settlement (the default for persistent messages,
         // made explicit so that a client default cannot change what is measured).
-        this.syncSends = new JmsConnectionFactory(user, password, uri + "?jms.forceSyncSend=true");
+        this.syncSends = new JmsConnectionFactory(user, password, withOption(uri, "jms.forceSyncSend=true"));
         this.asyncSends = new JmsConnectionFactory(user, password,
-                prefetch > 0 ? uri + "?jms.prefetchPolicy.all=" + prefetch : uri);
+                prefetch > 0 ? withOption(uri, "jms.prefetchPolicy.all=" + prefetch) : uri);
         this.body = new byte[bodySize];
         new Random(42).nextBytes(body);
+    }
+
+    /**
+     * {@code uri} with {@code option} ({@code NAME=VALUE}) added to its query: after {@code ?} when it has none,
+     * else after {@code &}. For {@code failover:(...)} only the part after the nested URIs counts, so that the
+     * option goes to the failover URI (where Qpid JMS reads {@code jms.*} options), not to the last nested one.
+     */
+    static String withOption(String uri, String option) {
+        int query = uri.startsWith("failover:") ? uri.indexOf('?', Math.max(0, uri.lastIndexOf(')')))
+                : uri.indexOf('?');
+        return uri + (query < 0 ? "?" : "&") + option;
     }
 
     /** A started connection whose producers send synchronously. */

@@ -99,6 +99,8 @@ public final class PairedLoad {
      * {@code minWindowMessages} were consumed by then (at most a minute later): the rates divide by the real
      * length, so they stay honest, and a short smoke window still sees messages.
      *
+     * @param broker   the broker process (its CPU time and fsyncs are measured), or null for a broker this
+     *                 harness did not start (an external URL): then broker CPU is 0 and fsyncs are not counted
      * @param fsyncs   counts the broker's fsyncs over the window (or says why it cannot)
      * @param progress told of the phases
      */
@@ -122,11 +124,13 @@ public final class PairedLoad {
         long producedAtStart = produced.sum();
         long consumedAtStart = consumed.sum();
         latency.getIntervalHistogram(); // discards the warm-up's latencies
-        Duration brokerCpuAtStart = broker.cpuTime();
+        Duration brokerCpuAtStart = brokerCpu(broker);
         Duration clientCpuAtStart = clientCpu();
         Duration machineCpuAtStart = SystemCpu.busy();
         long startNanos = System.nanoTime();
-        FsyncCounter.Measurement fsyncMeasurement = fsyncs.start(broker.pid(), window);
+        FsyncCounter.Measurement fsyncMeasurement = broker == null
+                ? FsyncCounter.disabled("the broker is not a process of this harness").start(0, window)
+                : fsyncs.start(broker.pid(), window);
 
         progress.countDown("measuring", window, consumed::sum);
         long extendedUntil = System.nanoTime() + TimeUnit.MINUTES.toNanos(1);
@@ -140,7 +144,7 @@ public final class PairedLoad {
         long producedInWindow = produced.sum() - producedAtStart;
         long consumedInWindow = consumed.sum() - consumedAtStart;
         Histogram windowLatency = latency.getIntervalHistogram();
-        Duration brokerCpu = broker.cpuTime().minus(brokerCpuAtStart);
+        Duration brokerCpu = brokerCpu(broker).minus(brokerCpuAtStart);
         Duration clientCpu = clientCpu().minus(clientCpuAtStart);
         Duration otherCpu = SystemCpu.busy().minus(machineCpuAtStart).minus(brokerCpu).minus(clientCpu);
         Duration measured = Duration.ofNanos(System.nanoTime() - startNanos);
@@ -167,6 +171,10 @@ public final class PairedLoad {
         Thread thread = new Thread(body, name);
         thread.start();
         return thread;
+    }
+
+    private static Duration brokerCpu(BrokerProcess broker) {
+        return broker == null ? Duration.ZERO : broker.cpuTime();
     }
 
     private static Duration clientCpu() {

@@ -1,0 +1,701 @@
+package org.tandembroker.perftests;
+
+import jakarta.jms.Connection;
+import jakarta.jms.DeliveryMode;
+import jakarta.jms.MessageConsumer;
+import jakarta.jms.MessageProducer;
+import jakarta.jms.Queue;
+import jakarta.jms.Session;
+import java.io.PrintStream;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.qpid.jms.JmsConnection;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * The durability matrix of issue 5, the spec's HA performance comparison: for each configuration (non-HA, five
+ * two-node {@code bdb-ha} durability settings, the default, the default on three nodes) the broker processes are
+ * started on loopback, loaded with N producers and N consumers (each on its own connection, one queue, persistent
+ * messages, through a {@code failover:(...)} URI that lists every node) for each N, stopped, and their directory
+ * deleted. Or, with {@code --url}, one external broker is driven instead. Writes a results folder: {@code matrix.csv},
+ * {@code matrix.md} (the spec's table, messages/s, latency, targets, per-run details), {@code machine.md}, the
+ * charts {@code throughput.png} and {@code throughput-kbs.png}, and each broker's console. A configuration that
+ * fails to start, or a run that fails, is a failed cell with its reason; the matrix goes on. Exit code 0 when every
+ * run measured and received every confirmed message, 1 otherwise, 2 for a bad command line.
+ *
+ * <p>Threads: the main thread runs everything in order; {@link PairedLoad} has its own threads, and the start-up
+ * probe runs on a daemon thread so that a connection that never completes cannot hang the matrix.
+ */
+@Command(name = "matrix", mixinStandardHelpOptions = true, sortOptions = false,
+        description = {"The durability matrix: throughput and latency of every HA durability configuration"
+                + " against the non-HA broker, N producers and N consumers, in the spec's table layout.",
+                "Profiles: smoke (non-ha, default; N=1; seconds), quick (all; N=1,4,16,64; 2 s + 6 s; about"
+                        + " 10 min on 2 cores), full (all; N=1..64; 5 s + 20 s; about 30 min)."})
+public final class MatrixBenchmark implements Callable<Integer> {
+    private static final DateTimeFormatter STAMP = DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss");
+    private static final Duration PROBE_TIMEOUT = Duration.ofSeconds(90);
+
+    /** Presets of the N list, the windows and the configurations; explicit options override them. */
+    public enum Profile {
+        SMOKE(List.of("non-ha", "default"), List.of(1), Duration.ofSeconds(1), Duration.ofSeconds(1), 200),
+        QUICK(ids(), List.of(1, 4, 16, 64), Duration.ofSeconds(2), Duration.ofSeconds(6), 1),
+        FULL(ids(), List.of(1, 2, 4, 8, 16, 32, 64), Duration.ofSeconds(5), Duration.ofSeconds(20), 1);
+
+        final List<String> configs;
+        final List<Integer> clients;
+        final Duration warmUp;
+        final Duration window;
+        final long minWindowMessages;
+
+        Profile(List<String> configs, List<Integer> clients, Duration warmUp, Duration window,
+                long minWindowMessages) {
+            this.configs = configs;
+            this.clients = clients;
+            this.warmUp = warmUp;
+            this.window = window;
+            this.minWindowMessages = minWindowMessages;
+        }
+
+        private static List<String> ids() {
+            return MatrixConfiguration.ALL.stream().map(MatrixConfiguration::id).toList();
+        }
+    }
+
+    @Spec
+    private CommandSpec spec;
+
+    @Option(names = "--profile", paramLabel = "PROFILE", defaultValue = "full",
+            description = "quick, full or smoke (default: ${DEFAULT-VALUE}).")
+    private Profile profile;
+
+    @Option(names = "--configs", split = ",", paramLabel = "ID",
+            description = "Configurations (default: the profile's): non-ha, sync-sync-all, wns-wns-all,"
+                    + " wns-wns-all-coalescing, wns-ns-all-coalescing, ns-ns-all-coalescing, default,"
+                    + " default-3-nodes.")
+    private List<String> configs;
+
+    @Option(names = "--clients", split = ",", paramLabel = "N",
+            description = "N producers and N consumers per run (default: the profile's; full: 1,2,4,8,16,32,64).")
+    private List<Integer> clients;
+
+    @Option(names = "--warmup", converter = DurationConverter.class, paramLabel = "DURATION",
+            description = "Warm-up before each measured window (default: the profile's).")
+    private Duration warmUp;
+
+    @Option(names = "--window", converter = DurationConverter.class, paramLabel = "DURATION",
+            description = "Measured window of each run (default: the profile's).")
+    private Duration window;
+
+    @Option(names = "--min-window-messages", paramLabel = "N",
+            description = "Extend a window (by at most a minute) until N messages were consumed in it"
+                    + " (default: 1; smoke: 200).")
+    private Long minWindowMessages;
+
+    @Option(names = "--body-size", paramLabel = "BYTES", defaultValue = "1024",
+            description = "Message body size (default: ${DEFAULT-VALUE}).")
+    private int bodySize;
+
+    @Option(names = "--url", paramLabel = "URL",
+            description = "Drive this broker instead of starting configurations: a Qpid JMS URI (amqp://,"
+                    + " amqps://, failover:(...)) or the spec's connection URL"
+                    + " (amqp://USER:PASSWORD@CLIENTID/VHOST?brokerlist='tcp://h1:5672;tcp://h2:5672'&failover=...).")
+    private String url;
+
+    @Option(names = "--user", paramLabel = "USER", description = "--url: the user (overrides the URL's).")
+    private String user;
+
+    @Option(names = "--password", paramLabel = "PASSWORD", description = "--url: the password (overrides the URL's).")
+    private String password;
+
+    @Option(names = "--label", paramLabel = "TEXT", defaultValue = "external",
+            description = "--url: the column heading (default: ${DEFAULT-VALUE}).")
+    private String label;
+
+    @Option(names = "--queue", paramLabel = "NAME",
+            description = "--url: the queue, used for every N; it must exist unless the broker creates queues on"
+                    + " attach, and should be empty (default: perftest-<timestamp>-n<N>, a fresh one per N).")
+    private String queue;
+
+    @Option(names = "--results", paramLabel = "DIR",
+            description = "Parent folder of the results folder (default: perftests/target/results).")
+    private Path resultsBase;
+
+    @Option(names = "--lib", paramLabel = "DIR",
+            description = "The assembled broker's libraries (default: broker-dist/target/lib).")
+    private Path lib = BrokerProcess.defaultLib();
+
+    @Option(names = "--temp", paramLabel = "DIR",
+            description = "Where the brokers' directories (and stores) go (default: the system's temp folder).")
+    private Path temp = Path.of(System.getProperty("java.io.tmpdir"));
+
+    @Option(names = "--broker-jvm-option", paramLabel = "OPTION",
+            description = "A JVM option for every broker process (repeatable), e.g. -Xmx1g.")
+    private List<String> brokerJvmOptions = new ArrayList<>();
+
+    @Option(names = "--no-perf", description = "Do not count the master's fsyncs with perf.")
+    private boolean noPerf;
+
+    @Option(names = "--drain-timeout", converter = DurationConverter.class, paramLabel = "DURATION",
+            defaultValue = "2min", description = "How long to wait for the backlog after a window"
+                    + " (default: ${DEFAULT-VALUE}).")
+    private Duration drainTimeout;
+
+    private List<MatrixConfiguration> configurations;
+    private double loadAtStart;
+
+    /** How one broker process ended. */
+    public record BrokerNotes(String configuration, String process, int exitCode, int warnings, int errors,
+                              List<String> problems) {
+    }
+
+    /** What a matrix run produced. */
+    public record Report(List<MatrixRun> runs, MatrixTables tables, List<BrokerNotes> brokers, Path resultsFolder) {
+        /** Whether every run measured messages and received every confirmed message. */
+        public boolean complete() {
+            return runs.stream().allMatch(MatrixRun::measured);
+        }
+    }
+
+    public static void main(String[] args) {
+        System.exit(commandLine(new MatrixBenchmark()).execute(args));
+    }
+
+    private static CommandLine commandLine(MatrixBenchmark benchmark) {
+        return new CommandLine(benchmark).setCaseInsensitiveEnumValuesAllowed(true);
+    }
+
+    /** Parses {@code args} as the command line would and runs the matrix (for tests). */
+    public static Report run(String... args) throws Exception {
+        MatrixBenchmark benchmark = new MatrixBenchmark();
+        commandLine(benchmark).parseArgs(args);
+        return benchmark.run(Progress.console());
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        Report report = run(Progress.console());
+        PrintStream out = System.out;
+        out.println();
+        out.println(report.tables().specLayout().markdown());
+        out.print(report.tables().footnotesMarkdown());
+        out.println();
+        out.println("Targets:");
+        out.print(report.tables().targetsMarkdown());
+        out.println();
+        out.println("Results: " + report.resultsFolder());
+        return report.complete() ? 0 : 1;
+    }
+
+    private Report run(Progress progress) throws Exception {
+        resolveOptions();
+        ConnectionUrl external = null;
+        if (url != null) {
+            try {
+                external = ConnectionUrl.of(url);
+            } catch (IllegalArgumentException e) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--url: " + e.getMessage());
+            }
+        }
+        Path results = ResultsFolder.create(resultsBase, "matrix");
+        Files.createDirectories(temp);
+        Machine machine = Machine.describe(temp);
+        Files.writeString(results.resolve("machine.md"), machine.markdown());
+        FsyncCounter fsyncs = external != null ? FsyncCounter.disabled("an external broker is not measured")
+                : noPerf ? FsyncCounter.disabled("--no-perf given") : FsyncCounter.probe();
+        Plan plan = new Plan(configurations, clients, warmUp, window);
+        loadAtStart = SystemCpu.loadAverage();
+        progress.println(String.format(Locale.ROOT, "matrix: %s; N = %s; warm-up %s, window %s, body %d B;"
+                        + " planned ~%s; results in %s", external != null ? "external broker " + external.uri()
+                        : String.join(", ", configurations.stream().map(MatrixConfiguration::id).toList()),
+                joined(clients), text(warmUp), text(window), bodySize, Progress.human(plan.remaining(0, 0, true)),
+                results));
+        if (!fsyncs.available()) {
+            progress.println("fsyncs will not be counted: " + fsyncs.unavailableBecause());
+        }
+
+        List<MatrixRun> runs = new ArrayList<>();
+        List<BrokerNotes> brokers = new ArrayList<>();
+        Map<String, Duration> startups = new LinkedHashMap<>();
+        if (external != null) {
+            runExternal(external, configurations.get(0), fsyncs, plan, progress, runs);
+        } else {
+            for (int k = 0; k < configurations.size(); k++) {
+                MatrixConfiguration configuration = configurations.get(k);
+                runConfiguration(configuration, k, fsyncs, plan, progress, results, runs, brokers, startups);
+            }
+        }
+        MatrixTables tables = new MatrixTables(configurations, clients, runs);
+        tables.csv().writeCsv(results.resolve("matrix.csv"));
+        writeCharts(results, tables);
+        Files.writeString(results.resolve("matrix.md"), document(tables, brokers, startups, machine, fsyncs,
+                external));
+        return new Report(runs, tables, brokers, results);
+    }
+
+    /** Applies the profile's defaults to the options not given, and checks the combination. */
+    private void resolveOptions() {
+        CommandLine commandLine = spec.commandLine();
+        if (clients == null) {
+            clients = profile.clients;
+        }
+        if (warmUp == null) {
+            warmUp = profile.warmUp;
+        }
+        if (window == null) {
+            window = profile.window;
+        }
+        if (minWindowMessages == null) {
+            minWindowMessages = profile.minWindowMessages;
+        }
+        if (clients.isEmpty() || clients.stream().anyMatch(n -> n < 1)) {
+            throw new CommandLine.ParameterException(commandLine, "--clients: each N must be 1 or more");
+        }
+        clients = List.copyOf(new LinkedHashSet<>(clients)).stream().sorted().toList();
+        if (bodySize < 0) {
+            throw new CommandLine.ParameterException(commandLine, "--body-size must not be negative");
+        }
+        if (url != null) {
+            if (configs != null) {
+                throw new CommandLine.ParameterException(commandLine,
+                        "--url drives one external broker; --configs applies only to the brokers this command starts");
+            }
+            configurations = List.of(MatrixConfiguration.external(label));
+            return;
+        }
+        if (user != null || password != null || queue != null) {
+            throw new CommandLine.ParameterException(commandLine,
+                    "--user, --password and --queue apply only with --url");
+        }
+        List<MatrixConfiguration> chosen = new ArrayList<>();
+        for (String id : configs != null ? configs : profile.configs) {
+            try {
+                MatrixConfiguration configuration = MatrixConfiguration.named(id.strip());
+                if (!chosen.contains(configuration)) {
+                    chosen.add(configuration);
+                }
+            } catch (IllegalArgumentException e) {
+                throw new CommandLine.ParameterException(commandLine, "--configs: " + e.getMessage());
+            }
+        }
+        chosen.sort(Comparator.comparingInt(MatrixConfiguration.ALL::indexOf));
+        configurations = List.copyOf(chosen);
+    }
+
+    // ------------------------------------------------------------------ configurations started here
+
+    private void runConfiguration(MatrixConfiguration configuration, int k, FsyncCounter fsyncs, Plan plan,
+                                  Progress progress, Path results, List<MatrixRun> runs, List<BrokerNotes> brokers,
+                                  Map<String, Duration> startups) {
+        String name = String.format(Locale.ROOT, "config %d/%d %s", k + 1, configurations.size(),
+                configuration.id());
+        progress.run(name, plan.remaining(k, 0, true));
+        progress.println(String.format(Locale.ROOT, "[%s] starting: %s (about %s left)", name,
+                configuration.settings(), Progress.human(plan.remaining(k, 0, true))));
+        int before = runs.size();
+        Path directory = null;
+        long startNanos = System.nanoTime();
+        try {
+            directory = Files.createTempDirectory(temp, "tandem-perf-matrix-" + configuration.id() + "-");
+            List<BrokerProcess> nodes = new ArrayList<>();
+            String user;
+            String password;
+            HaCluster cluster = null;
+            try {
+                if (configuration.replicated()) {
+                    List<String> rep = configuration.nodes() == 2 ? List.of("je.rep.electionsPrimaryRetries=0")
+                            : List.of();
+                    cluster = HaCluster.write(directory, lib, brokerJvmOptions, configuration.nodes(),
+                            configuration.durability(), configuration.coalescingSync(), false, rep);
+                    try {
+                        cluster.start(Duration.ZERO);
+                    } finally {
+                        for (int i = 0; i < cluster.size(); i++) {
+                            if (cluster.node(i) != null) {
+                                nodes.add(cluster.node(i));
+                            }
+                        }
+                    }
+                    user = cluster.user();
+                    password = cluster.password();
+                } else {
+                    BrokerFiles files = BrokerFiles.write(directory, lib, StoreSetup.COALESCING, "128MiB", List.of());
+                    nodes.add(BrokerProcess.start(lib, files, brokerJvmOptions));
+                    user = files.user();
+                    password = files.password();
+                }
+                String uri = failoverUri(nodes);
+                int master = awaitMaster(uri, user, password, nodes);
+                Duration startup = Duration.ofNanos(System.nanoTime() - startNanos);
+                startups.put(configuration.id(), startup);
+                plan.startedIn(configuration, startup);
+                progress.println(String.format(Locale.ROOT, "[%s] ready in %.1f s; master: node %d of %d", name,
+                        startup.toMillis() / 1000.0, master + 1, nodes.size()));
+                Clients jms = new Clients(uri, user, password, bodySize, 0);
+                measure(configuration, k, name, jms, nodes, master, fsyncs, plan, progress, runs);
+            } finally {
+                stop(configuration, nodes, results, brokers);
+                if (cluster != null) {
+                    cluster.close();
+                }
+            }
+        } catch (Exception e) {
+            String why = (runs.size() == before ? "did not start: " : "failed: ") + reason(e);
+            progress.println("[" + name + "] " + why);
+            for (int n : clients) {
+                if (runs.stream().noneMatch(r -> r.configuration().equals(configuration) && r.clients() == n)) {
+                    runs.add(MatrixRun.failed(configuration, n, why));
+                }
+            }
+        } finally {
+            if (directory != null) {
+                ResultsFolder.deleteTree(directory);
+            }
+        }
+    }
+
+    private void measure(MatrixConfiguration configuration, int k, String name, Clients jms,
+                         List<BrokerProcess> nodes, int master, FsyncCounter fsyncs, Plan plan, Progress progress,
+                         List<MatrixRun> runs) throws InterruptedException {
+        BrokerProcess masterProcess = nodes.get(master);
+        for (int i = 0; i < this.clients.size(); i++) {
+            int n = this.clients.get(i);
+            if (!nodes.stream().allMatch(BrokerProcess::isAlive)) {
+                runs.add(MatrixRun.failed(configuration, n, "a broker process exited during an earlier run"));
+                continue;
+            }
+            progress.run(String.format(Locale.ROOT, "%s N=%d", name, n), plan.remaining(k, i + 1, false));
+            Duration replicasBefore = replicaCpu(nodes, master);
+            long started = System.nanoTime();
+            PairedLoad.Result result = new PairedLoad(jms, "perf-" + configuration.id() + "-n" + n, n).run(
+                    masterProcess, warmUp, window, minWindowMessages, drainTimeout, fsyncs, progress);
+            long elapsed = System.nanoTime() - started;
+            plan.ran(Duration.ofNanos(elapsed));
+            double replicaCpu = 100.0 * replicaCpu(nodes, master).minus(replicasBefore).toNanos() / elapsed;
+            MatrixRun run = new MatrixRun(configuration, n, result, replicaCpu, null);
+            runs.add(run);
+            progress.println(summary(name, run));
+        }
+    }
+
+    private void stop(MatrixConfiguration configuration, List<BrokerProcess> nodes, Path results,
+                      List<BrokerNotes> brokers) throws Exception {
+        int first = brokers.size(); // replicas stop first, the notes list node 1 first
+        for (int i = nodes.size() - 1; i >= 0; i--) {
+            BrokerProcess node = nodes.get(i);
+            String process = nodes.size() == 1 ? "broker" : "node-" + (i + 1);
+            int exit = node.stop(Duration.ofSeconds(60));
+            node.saveOutput(results.resolve("broker-" + configuration.id()
+                    + (nodes.size() == 1 ? "" : "-node-" + (i + 1)) + ".log"));
+            brokers.add(first, new BrokerNotes(configuration.id(), process, exit,
+                    node.warnings(), node.errors(), node.problems()));
+            node.close();
+        }
+    }
+
+    /** {@code failover:(every node)} with a short constant reconnect delay, bounded so that no client hangs forever. */
+    private static String failoverUri(List<BrokerProcess> nodes) {
+        return "failover:(" + String.join(",", nodes.stream().map(BrokerProcess::uri).toList())
+                + ")?failover.reconnectDelay=50&failover.useReconnectBackOff=false"
+                + "&failover.maxReconnectAttempts=600&failover.warnAfterReconnectAttempts=0";
+    }
+
+    /**
+     * Sends one persistent message through the failover URI and receives it back: the group is ready when a
+     * commit completes under its durability policy. Returns the index of the node the client ended up connected
+     * to, the master.
+     */
+    private int awaitMaster(String uri, String user, String password, List<BrokerProcess> nodes) throws Exception {
+        Clients probe = new Clients(Clients.withOption(uri, "jms.sendTimeout=" + PROBE_TIMEOUT.toMillis()), user,
+                password, bodySize, 0);
+        URI connected = withDeadline("round trip of a probe message", () -> {
+            try (Connection connection = probe.syncSendConnection("perf-matrix-probe")) {
+                Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+                Queue queue = session.createQueue("perf-matrix-probe");
+                MessageProducer producer = session.createProducer(queue);
+                producer.setDeliveryMode(DeliveryMode.PERSISTENT);
+                producer.send(probe.message(session, 0, 0));
+                MessageConsumer consumer = session.createConsumer(queue);
+                if (consumer.receive(PROBE_TIMEOUT.toMillis()) == null) {
+                    throw new IllegalStateException("the probe message was not delivered back");
+                }
+                return ((JmsConnection) connection).getConnectedURI();
+            }
+        });
+        for (int i = 0; i < nodes.size(); i++) {
+            if (URI.create(nodes.get(i).uri()).getPort() == connected.getPort()) {
+                return i;
+            }
+        }
+        throw new IllegalStateException("connected to " + connected + ", which is none of the nodes");
+    }
+
+    private static Duration replicaCpu(List<BrokerProcess> nodes, int master) {
+        Duration total = Duration.ZERO;
+        for (int i = 0; i < nodes.size(); i++) {
+            if (i != master) {
+                total = total.plus(nodes.get(i).cpuTime());
+            }
+        }
+        return total;
+    }
+
+    // ------------------------------------------------------------------ external broker
+
+    private void runExternal(ConnectionUrl external, MatrixConfiguration configuration, FsyncCounter fsyncs,
+                             Plan plan, Progress progress, List<MatrixRun> runs) throws InterruptedException {
+        String effectiveUser = user != null ? user : external.user();
+        String effectivePassword = password != null ? password : external.password();
+        external.notes().forEach(note -> progress.println("--url: " + note));
+        if (external.clientId() != null) {
+            progress.println("--url: client ID '" + external.clientId() + "' is not used: every benchmark"
+                    + " connection sets its own");
+        }
+        String name = "external " + configuration.label();
+        Clients jms = new Clients(external.uri(), effectiveUser, effectivePassword, bodySize, 0);
+        try {
+            withDeadline("connection", () -> {
+                try (Connection connection = jms.connection("perf-matrix-probe")) {
+                    return connection.getMetaData().getProviderVersion();
+                }
+            });
+        } catch (Exception e) {
+            String why = "cannot connect to " + external.uri() + ": " + reason(e);
+            progress.println("[" + name + "] " + why);
+            clients.forEach(n -> runs.add(MatrixRun.failed(configuration, n, why)));
+            return;
+        }
+        String prefix = "perftest-" + LocalDateTime.now().format(STAMP);
+        for (int i = 0; i < this.clients.size(); i++) {
+            int n = this.clients.get(i);
+            progress.run(String.format(Locale.ROOT, "%s N=%d", name, n), plan.remaining(0, i + 1, false));
+            long started = System.nanoTime();
+            PairedLoad.Result result = new PairedLoad(jms, queue != null ? queue : prefix + "-n" + n, n).run(
+                    null, warmUp, window, minWindowMessages, drainTimeout, fsyncs, progress);
+            plan.ran(Duration.ofNanos(System.nanoTime() - started));
+            MatrixRun run = new MatrixRun(configuration, n, result, 0, null);
+            runs.add(run);
+            progress.println(summary(name, run));
+        }
+    }
+
+    // ------------------------------------------------------------------ output
+
+    private void writeCharts(Path results, MatrixTables tables) throws Exception {
+        Map<String, List<Double>> messages = new LinkedHashMap<>();
+        Map<String, List<Double>> kilobytes = new LinkedHashMap<>();
+        for (MatrixConfiguration configuration : configurations) {
+            List<Double> m = new ArrayList<>();
+            List<Double> kb = new ArrayList<>();
+            for (MatrixRun run : tables.column(configuration)) {
+                boolean ok = run != null && run.measured();
+                m.add(ok ? run.messagesPerSecond() : null);
+                kb.add(ok ? run.kbPerSecond() : null);
+            }
+            messages.put(configuration.label(), m);
+            kilobytes.put(configuration.label(), kb);
+        }
+        String subtitle = String.format(Locale.ROOT, " (persistent %d B messages, window %s)", bodySize,
+                text(window));
+        ThroughputChart.write(results.resolve("throughput.png"), "Throughput vs clients" + subtitle,
+                "messages/s consumed", clients, messages);
+        ThroughputChart.write(results.resolve("throughput-kbs.png"), "Throughput vs clients" + subtitle,
+                "KB/s consumed (1 KB = 1,024 B of body)", clients, kilobytes);
+    }
+
+    private String document(MatrixTables tables, List<BrokerNotes> brokers, Map<String, Duration> startups,
+                            Machine machine, FsyncCounter fsyncs, ConnectionUrl external) {
+        StringBuilder text = new StringBuilder();
+        text.append("# Durability matrix, ").append(LocalDateTime.now().format(DateTimeFormatter.ISO_LOCAL_DATE_TIME)
+                .substring(0, 19)).append("\n\n");
+        text.append(String.format(Locale.ROOT, "Profile %s; N = %s producers and as many consumers, each on its"
+                        + " own connection, one queue per run; persistent %d-byte messages, synchronous sends,"
+                        + " AUTO_ACKNOWLEDGE consumers; warm-up %s, measured window %s. Load average (1 min) %.1f at"
+                        + " the start, %.1f at the end (this machine has %d cores). ",
+                profile.name().toLowerCase(Locale.ROOT), joined(clients), bodySize, text(warmUp), text(window),
+                loadAtStart, SystemCpu.loadAverage(), Runtime.getRuntime().availableProcessors()));
+        if (external != null) {
+            text.append("Broker: external, ").append(external.uri()).append(external.virtualHost() == null ? ""
+                    : " (virtual host " + external.virtualHost() + ")").append(".\n\n");
+            external.notes().forEach(note -> text.append("- URL translation: ").append(note).append('\n'));
+            text.append('\n');
+        } else {
+            text.append("Each configuration runs as separate broker processes on loopback (this machine), started"
+                    + " for it and stopped after it; clients connect through Qpid JMS with a failover:(...) URI"
+                    + " listing every node. Broker JVM options: ").append(brokerJvmOptions.isEmpty()
+                    ? "none (JVM defaults)" : String.join(" ", brokerJvmOptions)).append(".\n\n");
+        }
+        text.append("## Throughput (the spec's layout)\n\n");
+        text.append("KB/s consumed (1 KB = 1,024 bytes of message body)").append(external != null ? ".\n\n"
+                : " and, in brackets, the difference to No HA for the same number of clients.\n\n");
+        text.append(tables.specLayout().markdown()).append('\n');
+        String footnotes = tables.footnotesMarkdown();
+        if (!footnotes.isEmpty()) {
+            text.append(footnotes.replace("\n", "  \n")).append('\n');
+        }
+        text.append("## Targets\n\n");
+        text.append("The default configuration (NO_SYNC, NO_SYNC, SIMPLE_MAJORITY with coalescing-sync, two nodes)"
+                + " at 16 and 64 clients: at least 75 % of No HA, and at least 4x SYNC, SYNC, ALL.\n\n");
+        text.append(tables.targetsMarkdown()).append('\n');
+        text.append("## Messages per second\n\n").append(tables.messagesPerSecond().markdown()).append('\n');
+        text.append("## Latency p50 / p99 (ms)\n\nEnd to end, from the send call to the consumer's receive, over"
+                + " the messages consumed in the window.\n\n").append(tables.latency().markdown()).append('\n');
+        text.append("## Per run\n\n").append(tables.details().markdown()).append('\n');
+        text.append(fsyncs.available()
+                ? "fsyncs/msg: fsync + fdatasync calls of the master process in the window (perf stat) per message"
+                        + " produced in it; each synchronous send is one store commit (n/a where the window had to be"
+                        + " extended past the counted period).\n"
+                : "fsyncs/msg: n/a: " + fsyncs.unavailableBecause() + ".\n");
+        text.append("CPU: in % of one core (this machine has ").append(Runtime.getRuntime().availableProcessors())
+                .append(" cores); broker = the master, over the window; replica = the other nodes together, over the"
+                        + " whole run; other = every other process on the machine, over the window (where it is"
+                        + " high, the figures were disturbed).\n\n");
+        if (external == null) {
+            text.append("## Configurations\n\n");
+            Table table = new Table(List.of("id", "column", "settings", "ready after"));
+            for (MatrixConfiguration c : configurations) {
+                Duration startup = startups.get(c.id());
+                table.add(List.of(c.id(), c.label(), c.settings(), startup == null ? "did not start"
+                        : String.format(Locale.ROOT, "%.1f s", startup.toMillis() / 1000.0)));
+            }
+            text.append(table.markdown()).append('\n');
+            text.append("## Brokers\n\n");
+            for (BrokerNotes b : brokers) {
+                text.append(String.format(Locale.ROOT, "- %s %s: exit code %d after SIGTERM, %d WARN and %d ERROR"
+                        + " lines%n", b.configuration(), b.process(), b.exitCode(), b.warnings(), b.errors()));
+                b.problems().stream().limit(10).forEach(line -> text.append("    ").append(line).append('\n'));
+            }
+            text.append('\n');
+        }
+        text.append("## Charts\n\n`throughput.png` (messages/s) and `throughput-kbs.png` (KB/s) against N.\n\n");
+        text.append("## Machine\n\n").append(machine.markdown());
+        return text.toString();
+    }
+
+    private static String summary(String name, MatrixRun run) {
+        PairedLoad.Result r = run.result();
+        DeliveryLedger.Check check = r.ledger();
+        return String.format(Locale.ROOT, "[%s N=%d] %,.0f msg/s, %,.0f KB/s; latency p50 %s ms, p99 %s ms;"
+                        + " %,d of %,d confirmed received%s", name, run.clients(), run.messagesPerSecond(),
+                run.kbPerSecond(), ThroughputBenchmark.millis(r.latencyMicros(), 50),
+                ThroughputBenchmark.millis(r.latencyMicros(), 99), check.confirmed() - check.missing(),
+                check.confirmed(), run.measured() ? "" : "; FAILED: " + run.failure());
+    }
+
+    private static String joined(List<Integer> values) {
+        return String.join(", ", values.stream().map(String::valueOf).toList());
+    }
+
+    /** {@code 500 ms}, {@code 6 s}, {@code 2.5 s}, {@code 5 min}. */
+    static String text(Duration duration) {
+        long millis = duration.toMillis();
+        if (millis < 1000) {
+            return millis + " ms";
+        }
+        if (millis < 120_000 || millis % 60_000 != 0) {
+            return millis % 1000 == 0 ? millis / 1000 + " s"
+                    : String.format(Locale.ROOT, "%.1f s", millis / 1000.0);
+        }
+        return millis / 60_000 + " min";
+    }
+
+    /** The first line of the innermost useful message. */
+    private static String reason(Throwable e) {
+        Throwable t = e instanceof ExecutionException && e.getCause() != null ? e.getCause() : e;
+        String message = t.getMessage() == null ? t.getClass().getSimpleName()
+                : t.getClass().getSimpleName() + ": " + t.getMessage();
+        return message.lines().findFirst().orElse(message);
+    }
+
+    /** Runs {@code task} on a daemon thread and waits at most {@link #PROBE_TIMEOUT} for it. */
+    private static <T> T withDeadline(String what, Callable<T> task) throws Exception {
+        ExecutorService executor = Executors.newSingleThreadExecutor(r -> {
+            Thread thread = new Thread(r, "perf-matrix-probe");
+            thread.setDaemon(true);
+            return thread;
+        });
+        try {
+            Future<T> future = executor.submit(task);
+            try {
+                return future.get(PROBE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+            } catch (TimeoutException e) {
+                future.cancel(true);
+                throw new IllegalStateException("no " + what + " within " + PROBE_TIMEOUT.toSeconds() + " s");
+            } catch (ExecutionException e) {
+                throw e.getCause() instanceof Exception cause ? cause : e;
+            }
+        } finally {
+            executor.shutdownNow();
+        }
+    }
+
+    /**
+     * The expected duration of what is left, for the progress line: the runs (warm-up, window and the overhead of
+     * connecting and draining, learnt from the runs so far) and the start-ups (learnt per node).
+     */
+    private static final class Plan {
+        private final List<MatrixConfiguration> configurations;
+        private final List<Integer> clients;
+        private final Duration perRunWindows;
+        private long overheadMillis = 3_000;
+        private int runsSeen;
+        private long startupPerNodeMillis = 6_000;
+        private int startupsSeen;
+
+        Plan(List<MatrixConfiguration> configurations, List<Integer> clients, Duration warmUp, Duration window) {
+            this.configurations = configurations;
+            this.clients = clients;
+            this.perRunWindows = warmUp.plus(window);
+        }
+
+        void ran(Duration wall) {
+            long overhead = Math.max(0, wall.minus(perRunWindows).toMillis());
+            overheadMillis = (overheadMillis * runsSeen + overhead) / (runsSeen + 1);
+            runsSeen++;
+        }
+
+        void startedIn(MatrixConfiguration configuration, Duration startup) {
+            long perNode = startup.toMillis() / Math.max(1, configuration.nodes());
+            startupPerNodeMillis = (startupPerNodeMillis * startupsSeen + perNode) / (startupsSeen + 1);
+            startupsSeen++;
+        }
+
+        /**
+         * From configuration {@code k}, run index {@code i} on (its start-up too when {@code withStartup}),
+         * to the end.
+         */
+        Duration remaining(int k, int i, boolean withStartup) {
+            long millis = 0;
+            for (int c = k; c < configurations.size(); c++) {
+                if (c > k || withStartup) {
+                    millis += startupPerNodeMillis * Math.max(1, configurations.get(c).nodes()) + 2_000;
+                }
+                for (int n = c == k ? i : 0; n < clients.size(); n++) {
+                    millis += perRunWindows.toMillis() + overheadMillis;
+                }
+            }
+            return Duration.ofMillis(millis);
+        }
+    }
+}

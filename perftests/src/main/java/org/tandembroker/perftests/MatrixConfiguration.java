@@ -1,0 +1,72 @@
+package org.tandembroker.perftests;
+
+import java.util.List;
+
+/**
+ * One column of the durability matrix: a broker set-up that {@link MatrixBenchmark} starts on loopback (a
+ * standalone {@code bdb} broker, or a {@code bdb-ha} group of two or three broker processes), or an external
+ * broker the user names by URL.
+ *
+ * @param id             the name on the command line ({@code --configs}), in CSV rows and in file names
+ * @param label          the column heading of the tables and the chart's series name (the spec's wording)
+ * @param nodes          1 for the standalone store, 2 or 3 for a replication group, 0 for an external broker
+ * @param durability     the store's {@code <durability>}: a sync policy for {@code bdb}, the
+ *                       {@code MASTER,REPLICA,ACK} triplet for {@code bdb-ha}
+ * @param coalescingSync the store's {@code <coalescingSync>}
+ */
+public record MatrixConfiguration(String id, String label, int nodes, String durability, boolean coalescingSync) {
+
+    /** The baseline: the standalone store with the broker's default settings. */
+    public static final MatrixConfiguration NON_HA = new MatrixConfiguration("non-ha", "No HA", 1, "NO_SYNC", true);
+    public static final MatrixConfiguration SYNC_SYNC_ALL = new MatrixConfiguration("sync-sync-all",
+            "SYNC, SYNC, ALL", 2, "SYNC,SYNC,ALL", false);
+    /** The HA default: {@code NO_SYNC,NO_SYNC,SIMPLE_MAJORITY} with coalescing-sync, two nodes. */
+    public static final MatrixConfiguration DEFAULT = new MatrixConfiguration("default",
+            "NO_SYNC, NO_SYNC, SIMPLE_MAJORITY - coalescing-sync (default)", 2, "NO_SYNC,NO_SYNC,SIMPLE_MAJORITY",
+            true);
+
+    /** Every configuration of the matrix, in the tables' column order (the spec's, then the default). */
+    public static final List<MatrixConfiguration> ALL = List.of(
+            NON_HA,
+            SYNC_SYNC_ALL,
+            new MatrixConfiguration("wns-wns-all", "WRITE_NO_SYNC, WRITE_NO_SYNC, ALL", 2,
+                    "WRITE_NO_SYNC,WRITE_NO_SYNC,ALL", false),
+            new MatrixConfiguration("wns-wns-all-coalescing", "WRITE_NO_SYNC, WRITE_NO_SYNC, ALL - coalescing-sync",
+                    2, "WRITE_NO_SYNC,WRITE_NO_SYNC,ALL", true),
+            new MatrixConfiguration("wns-ns-all-coalescing", "WRITE_NO_SYNC, NO_SYNC, ALL - coalescing-sync", 2,
+                    "WRITE_NO_SYNC,NO_SYNC,ALL", true),
+            new MatrixConfiguration("ns-ns-all-coalescing", "NO_SYNC, NO_SYNC, ALL - coalescing-sync", 2,
+                    "NO_SYNC,NO_SYNC,ALL", true),
+            DEFAULT,
+            new MatrixConfiguration("default-3-nodes", "default, 3 nodes", 3, "NO_SYNC,NO_SYNC,SIMPLE_MAJORITY",
+                    true));
+
+    /** An external broker: one column, nothing started. */
+    public static MatrixConfiguration external(String label) {
+        return new MatrixConfiguration("external", label, 0, "unknown (external broker)", false);
+    }
+
+    /** The configuration called {@code id}; throws naming the known ids. */
+    public static MatrixConfiguration named(String id) {
+        return ALL.stream().filter(c -> c.id.equals(id)).findFirst().orElseThrow(() ->
+                new IllegalArgumentException("unknown configuration '" + id + "'; known: "
+                        + String.join(", ", ALL.stream().map(MatrixConfiguration::id).toList())));
+    }
+
+    public boolean replicated() {
+        return nodes > 1;
+    }
+
+    public boolean external() {
+        return nodes == 0;
+    }
+
+    /** The settings in words, for the tables: store type, nodes, durability, coalescing-sync. */
+    public String settings() {
+        if (external()) {
+            return "external broker";
+        }
+        return (replicated() ? "bdb-ha, " + nodes + " nodes" : "bdb (standalone)") + ", durability " + durability
+                + ", coalescingSync " + coalescingSync;
+    }
+}

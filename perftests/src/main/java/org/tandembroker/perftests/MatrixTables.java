@@ -1,0 +1,301 @@
+package org.tandembroker.perftests;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The durability matrix's tables, from its runs: the spec's performance comparison (rows {@code 1 (1/1)} to
+ * {@code 7 (64/64)}, a column per configuration, cells in KB/s with the difference to the non-HA broker for the
+ * same N), messages per second, latency, a per-run detail table, the CSV, and the targets the harness must show.
+ *
+ * <p>Threads: built and read by one thread.
+ */
+public final class MatrixTables {
+    /** Target: the default configuration keeps at least this share of non-HA throughput. */
+    public static final double MIN_SHARE_OF_NON_HA = 0.75;
+    /** Target: the default configuration is at least this many times faster than {@code SYNC,SYNC,ALL}. */
+    public static final double MIN_FACTOR_OVER_SYNC = 4.0;
+    /** The N at which the targets are checked. */
+    public static final List<Integer> TARGET_CLIENTS = List.of(16, 64);
+    /** The spec's test numbers: its table's row for N is "test (N/N)". */
+    private static final Map<Integer, Integer> SPEC_TEST_NUMBER = Map.of(1, 1, 2, 2, 4, 3, 8, 4, 16, 5, 32, 6,
+            64, 7);
+
+    private final List<MatrixConfiguration> configurations;
+    private final List<Integer> clients;
+    private final List<MatrixRun> runs;
+    private final Map<MatrixRun, Integer> footnotes = new LinkedHashMap<>();
+
+    public MatrixTables(List<MatrixConfiguration> configurations, List<Integer> clients, List<MatrixRun> runs) {
+        this.configurations = List.copyOf(configurations);
+        this.clients = List.copyOf(clients);
+        this.runs = List.copyOf(runs);
+        for (MatrixRun run : runs) {
+            if (!run.measured()) {
+                footnotes.put(run, footnotes.size() + 1);
+            }
+        }
+    }
+
+    /** Whether a target is met at one N. */
+    public enum Outcome { MET, MISSED, NOT_MEASURED }
+
+    /** One target at one N, with the figures it was judged on (KB/s; 0 when not measured). */
+    public record Target(int clients, String description, Outcome outcome, double actual, double baseline,
+                         String text) {
+    }
+
+    /** The row heading of N in the spec's table: {@code "3 (4/4)"}; N outside the spec's list gets {@code "-"}. */
+    public static String specRow(int n) {
+        Integer test = SPEC_TEST_NUMBER.get(n);
+        return (test == null ? "-" : test.toString()) + " (" + n + "/" + n + ")";
+    }
+
+    /** The spec's layout: KB/s and the difference to non-HA for the same N; failed runs and missed targets marked. */
+    public Table specLayout() {
+        List<String> headers = new ArrayList<>();
+        headers.add("Test/Broker");
+        configurations.forEach(c -> headers.add(c.label()));
+        Table table = new Table(headers);
+        for (int n : clients) {
+            List<String> row = new ArrayList<>();
+            row.add(specRow(n));
+            Optional<MatrixRun> baseline = measured(MatrixConfiguration.NON_HA.id(), n);
+            boolean missed = targets().stream().anyMatch(t -> t.clients() == n && t.outcome() == Outcome.MISSED);
+            for (MatrixConfiguration c : configurations) {
+                row.add(cell(c, n, run -> {
+                    String kb = grouped(run.kbPerSecond());
+                    String vsBaseline = baseline.map(b -> " (" + percent(run.kbPerSecond(), b.kbPerSecond()) + ")")
+                            .orElse("");
+                    String flag = missed && c.id().equals(MatrixConfiguration.DEFAULT.id()) ? " **MISSED**" : "";
+                    return kb + vsBaseline + flag;
+                }));
+            }
+            table.add(row);
+        }
+        return table;
+    }
+
+    /** Messages per second consumed in the window. */
+    public Table messagesPerSecond() {
+        return perN(run -> grouped(run.messagesPerSecond()));
+    }
+
+    /** End-to-end latency of the window's messages, p50 / p99 in milliseconds. */
+    public Table latency() {
+        return perN(run -> ThroughputBenchmark.millis(run.result().latencyMicros(), 50) + " / "
+                + ThroughputBenchmark.millis(run.result().latencyMicros(), 99));
+    }
+
+    /** One row per run with everything measured (failed runs show their reason). */
+    public Table details() {
+        Table table = new Table(List.of("configuration", "N", "msg/s", "KB/s", "p50 ms", "p99 ms", "fsyncs/msg",
+                "broker CPU", "replica CPU", "client CPU", "other CPU", "received/confirmed", "duplicates",
+                "outcome"));
+        for (MatrixRun run : runs) {
+            PairedLoad.Result r = run.result();
+            String outcome = run.measured() ? "ok" : "failed [" + footnotes.get(run) + "]";
+            if (r == null) {
+                table.add(List.of(run.configuration().id(), Integer.toString(run.clients()), "-", "-", "-", "-", "-",
+                        "-", "-", "-", "-", "-", "-", outcome));
+                continue;
+            }
+            DeliveryLedger.Check check = r.ledger();
+            table.add(List.of(run.configuration().id(), Integer.toString(run.clients()), grouped(run.messagesPerSecond()),
+                    grouped(run.kbPerSecond()), ThroughputBenchmark.millis(r.latencyMicros(), 50),
+                    ThroughputBenchmark.millis(r.latencyMicros(), 99), fsyncsPerMessage(r).orElse("n/a"),
+                    run.configuration().external() ? "-" : pct(r.brokerCpuPercent()),
+                    run.configuration().replicated() ? pct(run.replicaCpuPercent()) : "-",
+                    pct(r.clientCpuPercent()), pct(r.otherCpuPercent()),
+                    String.format(Locale.ROOT, "%,d/%,d", check.received() - check.unconfirmedArrivals(),
+                            check.confirmed()),
+                    String.format(Locale.ROOT, "%,d", check.duplicates()), outcome));
+        }
+        return table;
+    }
+
+    /** One row per run, every figure unformatted (empty where not measured). */
+    public Table csv() {
+        Table table = new Table(List.of("configuration", "label", "nodes", "durability", "coalescing_sync", "n",
+                "body_bytes", "window_s", "consumed_msgs", "produced_msgs", "msg_per_s", "kb_per_s",
+                "produced_msg_per_s", "pct_vs_non_ha", "latency_p50_ms", "latency_p99_ms", "latency_max_ms",
+                "fsyncs", "fsyncs_per_msg", "broker_cpu_pct", "replica_cpu_pct", "client_cpu_pct", "other_cpu_pct",
+                "confirmed", "received", "missing", "duplicates", "ledger_ok", "drained", "error"));
+        for (MatrixRun run : runs) {
+            MatrixConfiguration c = run.configuration();
+            List<String> row = new ArrayList<>(List.of(c.id(), c.label(), Integer.toString(c.nodes()),
+                    c.durability(), Boolean.toString(c.coalescingSync()), Integer.toString(run.clients())));
+            PairedLoad.Result r = run.result();
+            String failure = run.failure() == null ? "" : run.failure();
+            if (r == null) {
+                while (row.size() < 29) {
+                    row.add("");
+                }
+                row.add(failure);
+                table.add(row);
+                continue;
+            }
+            DeliveryLedger.Check check = r.ledger();
+            Optional<MatrixRun> baseline = measured(MatrixConfiguration.NON_HA.id(), run.clients());
+            row.addAll(List.of(Integer.toString(r.bodySize()), fixed(r.window().toMillis() / 1000.0, 3),
+                    Long.toString(r.consumedInWindow()), Long.toString(r.producedInWindow()),
+                    fixed(r.consumedPerSecond(), 1), fixed(run.kbPerSecond(), 1), fixed(r.producedPerSecond(), 1),
+                    baseline.isPresent() && run.measured()
+                            ? fixed(100 * (run.kbPerSecond() / baseline.get().kbPerSecond() - 1), 2) : "",
+                    ThroughputBenchmark.millis(r.latencyMicros(), 50), ThroughputBenchmark.millis(r.latencyMicros(), 99),
+                    ThroughputBenchmark.millis(r.latencyMicros(), 100),
+                    r.fsyncs().available() ? Long.toString(r.fsyncs().count()) : "", fsyncsPerMessage(r).orElse(""),
+                    c.external() ? "" : fixed(r.brokerCpuPercent(), 1),
+                    c.replicated() ? fixed(run.replicaCpuPercent(), 1) : "", fixed(r.clientCpuPercent(), 1),
+                    fixed(r.otherCpuPercent(), 1), Long.toString(check.confirmed()), Long.toString(check.received()),
+                    Long.toString(check.missing()), Long.toString(check.duplicates()),
+                    Boolean.toString(check.complete()), Boolean.toString(r.drained()), failure));
+            table.add(row);
+        }
+        return table;
+    }
+
+    /**
+     * The targets at N = 16 and 64: the default configuration at least 75 % of non-HA, and at least 4x
+     * {@code SYNC,SYNC,ALL}, both in KB/s.
+     */
+    public List<Target> targets() {
+        List<Target> targets = new ArrayList<>();
+        String defaultId = MatrixConfiguration.DEFAULT.id();
+        for (int n : TARGET_CLIENTS) {
+            targets.add(target(n, defaultId, MatrixConfiguration.NON_HA.id(),
+                    String.format(Locale.ROOT, "default >= %.0f %% of No HA", 100 * MIN_SHARE_OF_NON_HA),
+                    MIN_SHARE_OF_NON_HA, (actual, base) -> String.format(Locale.ROOT, "%.1f %% of No HA (%s vs %s KB/s)",
+                            100 * actual / base, grouped(actual), grouped(base))));
+            targets.add(target(n, defaultId, MatrixConfiguration.SYNC_SYNC_ALL.id(),
+                    String.format(Locale.ROOT, "default >= %.0fx SYNC, SYNC, ALL", MIN_FACTOR_OVER_SYNC),
+                    MIN_FACTOR_OVER_SYNC, (actual, base) -> String.format(Locale.ROOT, "%.2fx SYNC, SYNC, ALL"
+                            + " (%s vs %s KB/s)", actual / base, grouped(actual), grouped(base))));
+        }
+        return targets;
+    }
+
+    private interface Figures {
+        String text(double actual, double baseline);
+    }
+
+    private Target target(int n, String id, String baselineId, String description, double ratio, Figures figures) {
+        Optional<MatrixRun> run = measured(id, n);
+        Optional<MatrixRun> baseline = measured(baselineId, n);
+        if (run.isEmpty() || baseline.isEmpty() || baseline.get().kbPerSecond() <= 0) {
+            return new Target(n, description, Outcome.NOT_MEASURED, 0, 0, "N=" + n + ": " + description
+                    + ": not measured (" + whyNotMeasured(run.isEmpty() ? id : baselineId, n) + ")");
+        }
+        double actual = run.get().kbPerSecond();
+        double base = baseline.get().kbPerSecond();
+        Outcome outcome = actual >= ratio * base ? Outcome.MET : Outcome.MISSED;
+        return new Target(n, description, outcome, actual, base, "N=" + n + ": " + description + ": "
+                + (outcome == Outcome.MET ? "met" : "**MISSED**") + ", " + figures.text(actual, base));
+    }
+
+    private String whyNotMeasured(String id, int n) {
+        if (configurations.stream().noneMatch(c -> c.id().equals(id))) {
+            return id + " is not among this run's configurations";
+        }
+        if (!clients.contains(n)) {
+            return "N=" + n + " is not among this run's client counts";
+        }
+        return "the run of " + id + " at N=" + n + " failed";
+    }
+
+    /** The Markdown of the targets: one line each. */
+    public String targetsMarkdown() {
+        StringBuilder text = new StringBuilder();
+        for (Target target : targets()) {
+            text.append("- ").append(target.text()).append('\n');
+        }
+        return text.toString();
+    }
+
+    /** The footnotes of failed runs ({@code [k] id N=n: reason}), and the MISSED mark's meaning when used. */
+    public String footnotesMarkdown() {
+        StringBuilder text = new StringBuilder();
+        if (targets().stream().anyMatch(t -> t.outcome() == Outcome.MISSED)
+                && configurations.stream().anyMatch(c -> c.id().equals(MatrixConfiguration.DEFAULT.id()))) {
+            text.append("**MISSED**: at this N the default configuration misses a target (see Targets).\n");
+        }
+        footnotes.forEach((run, number) -> text.append(String.format(Locale.ROOT, "[%d] %s, N=%d: %s%n", number,
+                run.configuration().id(), run.clients(), run.failure())));
+        return text.toString();
+    }
+
+    /** A successful run of configuration {@code id} at N, if there is one. */
+    public Optional<MatrixRun> measured(String id, int n) {
+        return runs.stream().filter(r -> r.configuration().id().equals(id) && r.clients() == n && r.measured())
+                .findFirst();
+    }
+
+    /** The runs of {@code configuration}, in N order (null where there is none). */
+    public List<MatrixRun> column(MatrixConfiguration configuration) {
+        List<MatrixRun> column = new ArrayList<>();
+        for (int n : clients) {
+            column.add(runs.stream().filter(r -> r.configuration().id().equals(configuration.id())
+                    && r.clients() == n).findFirst().orElse(null));
+        }
+        return column;
+    }
+
+    private interface CellText {
+        String of(MatrixRun run);
+    }
+
+    private Table perN(CellText text) {
+        List<String> headers = new ArrayList<>();
+        headers.add("N (producers/consumers)");
+        configurations.forEach(c -> headers.add(c.label()));
+        Table table = new Table(headers);
+        for (int n : clients) {
+            List<String> row = new ArrayList<>();
+            row.add(specRow(n));
+            for (MatrixConfiguration c : configurations) {
+                row.add(cell(c, n, text));
+            }
+            table.add(row);
+        }
+        return table;
+    }
+
+    private String cell(MatrixConfiguration configuration, int n, CellText text) {
+        MatrixRun run = runs.stream().filter(r -> r.configuration().id().equals(configuration.id())
+                && r.clients() == n).findFirst().orElse(null);
+        if (run == null) {
+            return "-";
+        }
+        return run.measured() ? text.of(run) : "failed [" + footnotes.get(run) + "]";
+    }
+
+    private static Optional<String> fsyncsPerMessage(PairedLoad.Result r) {
+        return r.fsyncs().available() && r.producedInWindow() > 0
+                ? Optional.of(fixed((double) r.fsyncs().count() / r.producedInWindow(), 3)) : Optional.empty();
+    }
+
+    /** {@code +12.3%}, {@code -61.4%}, {@code 0.0%}. */
+    static String percent(double value, double baseline) {
+        double difference = 100 * (value / baseline - 1);
+        if (Math.abs(difference) < 0.05) {
+            return "0.0%";
+        }
+        return String.format(Locale.ROOT, "%+.1f%%", difference);
+    }
+
+    private static String grouped(double value) {
+        return String.format(Locale.ROOT, "%,.0f", value);
+    }
+
+    private static String fixed(double value, int decimals) {
+        return String.format(Locale.ROOT, "%." + decimals + "f", value);
+    }
+
+    private static String pct(double value) {
+        return String.format(Locale.ROOT, "%.0f %%", value);
+    }
+}

@@ -1,0 +1,115 @@
+package org.tandembroker.perftests;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.HdrHistogram.Histogram;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The matrix's tables from made-up runs: the spec's layout (its row names, KB/s and the difference to No HA for
+ * the same N), the targets at N = 16 and 64 with their verdicts, and failed runs as footnoted cells.
+ */
+class MatrixTablesTest {
+    private static final MatrixConfiguration NON_HA = MatrixConfiguration.NON_HA;
+    private static final MatrixConfiguration SYNC = MatrixConfiguration.SYNC_SYNC_ALL;
+    private static final MatrixConfiguration DEFAULT = MatrixConfiguration.DEFAULT;
+
+    @Test
+    void specLayoutNamesRowsLikeTheSpecAndComparesEachCellWithNoHaForTheSameN() {
+        List<MatrixRun> runs = List.of(run(NON_HA, 1, 1000), run(SYNC, 1, 386), run(DEFAULT, 1, 2170),
+                run(NON_HA, 4, 2000), run(SYNC, 4, 302), run(DEFAULT, 4, 1000));
+        Table table = new MatrixTables(List.of(NON_HA, SYNC, DEFAULT), List.of(1, 4), runs).specLayout();
+
+        assertThat(table.rows()).containsExactly(
+                List.of("1 (1/1)", "1,000 (0.0%)", "386 (-61.4%)", "2,170 (+117.0%)"),
+                List.of("3 (4/4)", "2,000 (0.0%)", "302 (-84.9%)", "1,000 (-50.0%)"));
+        assertThat(table.markdown()).startsWith("| Test/Broker | No HA ").contains("| SYNC, SYNC, ALL ");
+        assertThat(MatrixTables.specRow(64)).isEqualTo("7 (64/64)");
+        assertThat(MatrixTables.specRow(3)).isEqualTo("- (3/3)");
+    }
+
+    @Test
+    void targetsAreMetWhenTheDefaultKeepsThreeQuartersOfNoHaAndFourTimesSyncSyncAll() {
+        List<MatrixRun> runs = List.of(run(NON_HA, 16, 4000), run(SYNC, 16, 700), run(DEFAULT, 16, 3000),
+                run(NON_HA, 64, 4000), run(SYNC, 64, 800), run(DEFAULT, 64, 3200));
+        MatrixTables tables = new MatrixTables(List.of(NON_HA, SYNC, DEFAULT), List.of(16, 64), runs);
+
+        assertThat(tables.targets()).extracting(MatrixTables.Target::outcome)
+                .containsOnly(MatrixTables.Outcome.MET).hasSize(4);
+        assertThat(tables.targetsMarkdown()).contains(
+                "N=16: default >= 75 % of No HA: met, 75.0 % of No HA (3,000 vs 4,000 KB/s)",
+                "N=64: default >= 4x SYNC, SYNC, ALL: met, 4.00x SYNC, SYNC, ALL (3,200 vs 800 KB/s)");
+        assertThat(tables.specLayout().markdown()).doesNotContain("MISSED");
+    }
+
+    @Test
+    void aMissedTargetIsSaidInTheTargetsAndMarkedInTheTable() {
+        List<MatrixRun> runs = List.of(run(NON_HA, 16, 4000), run(SYNC, 16, 1000), run(DEFAULT, 16, 2000));
+        MatrixTables tables = new MatrixTables(List.of(NON_HA, SYNC, DEFAULT), List.of(16), runs);
+
+        assertThat(tables.targetsMarkdown()).contains(
+                "N=16: default >= 75 % of No HA: **MISSED**, 50.0 % of No HA (2,000 vs 4,000 KB/s)",
+                "N=16: default >= 4x SYNC, SYNC, ALL: **MISSED**, 2.00x SYNC, SYNC, ALL (2,000 vs 1,000 KB/s)",
+                "N=64: default >= 75 % of No HA: not measured (N=64 is not among this run's client counts)");
+        assertThat(tables.specLayout().rows().get(0).get(3)).isEqualTo("2,000 (-50.0%) **MISSED**");
+        assertThat(tables.footnotesMarkdown()).contains("**MISSED**: at this N the default configuration misses");
+    }
+
+    @Test
+    void aFailedRunIsAFootnotedCellAndItsTargetsAreNotMeasured() {
+        List<MatrixRun> runs = new ArrayList<>(List.of(run(NON_HA, 16, 4000), run(DEFAULT, 16, 3500)));
+        runs.add(MatrixRun.failed(SYNC, 16, "did not start: IllegalStateException: broker exited"));
+        MatrixTables tables = new MatrixTables(List.of(NON_HA, SYNC, DEFAULT), List.of(16), runs);
+
+        assertThat(tables.specLayout().rows().get(0)).containsExactly("5 (16/16)", "4,000 (0.0%)", "failed [1]",
+                "3,500 (-12.5%)");
+        assertThat(tables.footnotesMarkdown())
+                .contains("[1] sync-sync-all, N=16: did not start: IllegalStateException: broker exited");
+        assertThat(tables.targetsMarkdown())
+                .contains("N=16: default >= 75 % of No HA: met")
+                .contains("N=16: default >= 4x SYNC, SYNC, ALL: not measured (the run of sync-sync-all at N=16"
+                        + " failed)");
+        assertThat(tables.csv().rows()).hasSize(3).allSatisfy(row -> assertThat(row).hasSize(30));
+        assertThat(tables.csv().rows().get(2).get(29)).startsWith("did not start");
+    }
+
+    @Test
+    void aRunThatLostAConfirmedMessageFailsEvenWithAThroughputFigure() {
+        PairedLoad.Result lost = result(4, 5000, new DeliveryLedger.Check(5000, 4999, 1, 0, 0), true, List.of());
+        MatrixRun run = new MatrixRun(DEFAULT, 4, lost, 0, null);
+
+        assertThat(run.failure()).isEqualTo("1 confirmed messages were never received");
+        MatrixTables tables = new MatrixTables(List.of(DEFAULT), List.of(4), List.of(run));
+        assertThat(tables.messagesPerSecond().rows().get(0)).containsExactly("3 (4/4)", "failed [1]");
+        assertThat(tables.csv().rows().get(0)).contains("500.0", "false");
+    }
+
+    @Test
+    void withoutNoHaTheCellsCarryNoPercentage() {
+        MatrixConfiguration external = MatrixConfiguration.external("their broker");
+        MatrixTables tables = new MatrixTables(List.of(external), List.of(1), List.of(run(external, 1, 1234)));
+
+        assertThat(tables.specLayout().rows()).containsExactly(List.of("1 (1/1)", "1,234"));
+        assertThat(tables.specLayout().markdown()).contains("| their broker |");
+        assertThat(tables.targetsMarkdown()).contains("not measured (default is not among this run's"
+                + " configurations)");
+    }
+
+    /** A successful run of {@code kbPerSecond} with 1 KB bodies over a 10 s window. */
+    private static MatrixRun run(MatrixConfiguration configuration, int n, long kbPerSecond) {
+        long messages = kbPerSecond * 10;
+        return new MatrixRun(configuration, n, result(n, messages,
+                new DeliveryLedger.Check(messages, messages, 0, 0, 0), true, List.of()), 0, null);
+    }
+
+    private static PairedLoad.Result result(int n, long messages, DeliveryLedger.Check ledger, boolean drained,
+                                            List<String> errors) {
+        Histogram latency = new Histogram(3);
+        latency.recordValue(1500);
+        return new PairedLoad.Result(n, 1024, Duration.ofSeconds(10), messages, messages, latency, Duration.ZERO,
+                Duration.ZERO, Duration.ZERO, PairedLoad.FsyncCount.unavailable("test"), ledger, drained, errors);
+    }
+}
