@@ -63,7 +63,8 @@ class HaBenchmarkSmokeIT {
         byte[] png = Files.readAllBytes(folder.resolve("failover.png"));
         assertThat(Arrays.copyOf(png, 8)).isEqualTo(PNG_SIGNATURE);
         assertThat(folder.resolve("machine.md")).content().contains("cores");
-        assertThat(folder.resolve("failover-02-node-2.log")).content().contains("MST-1005 : Recovered 200 messages");
+        assertThat(folder.resolve("failover-02-node-2.log")).content()
+                .contains("HA-1001 : Role changed : default : node node-2 is now MASTER");
     }
 
     @Test
