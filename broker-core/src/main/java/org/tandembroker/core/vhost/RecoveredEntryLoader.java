@@ -112,7 +112,9 @@ final class RecoveredEntryLoader {
         for (int i = 0; i < cursors.size(); i++) {
             QueueCursor cursor = cursors.get(i);
             List<StoredEntry> page = heads.get(i).join();
-            add(cursor, page, page.size() < HEAD_PAGE);
+            boolean last = page.size() < HEAD_PAGE;
+            advance(cursor, page, last);
+            add(cursor, page, last);
         }
         CompletableFuture.allOf(cursors.stream().map(c -> c.lastAdd).toArray(CompletableFuture[]::new)).join();
         return unfinished.isEmpty();
@@ -173,16 +175,32 @@ final class RecoveredEntryLoader {
             timer.schedule(() -> steps.execute(this::next), RETRY_MILLIS, TimeUnit.MILLISECONDS);
             return null;
         }
-        add(cursor, page, page.size() < PAGE);
-        next();
+        boolean last = page.size() < PAGE;
+        advance(cursor, page, last);
+        if (last) {
+            add(cursor, page, true); // before next(), which may finish: finishing waits for every queue's last add
+            next();
+        } else {
+            next(); // the reader reads the next page while this thread turns this one into messages
+            add(cursor, page, false);
+        }
         return null;
+    }
+
+    /** Moves the cursor past {@code page}; a queue with more to load goes back in line. */
+    private void advance(QueueCursor cursor, List<StoredEntry> page, boolean last) {
+        if (!page.isEmpty()) {
+            cursor.afterMessageId = page.get(page.size() - 1).messageId();
+        }
+        if (!last) {
+            unfinished.addLast(cursor);
+        }
     }
 
     /** Turns a page into messages (one object per id, see the class comment) and hands it to its queue. */
     private void add(QueueCursor cursor, List<StoredEntry> page, boolean last) {
         List<ServerMessage> messages = new ArrayList<>(page.size());
         for (StoredEntry entry : page) {
-            cursor.afterMessageId = entry.messageId();
             ServerMessage message = recovered.get(entry.messageId());
             if (message == null) {
                 MessageMetadata metadata = metadata(entry);
@@ -203,9 +221,6 @@ final class RecoveredEntryLoader {
         }
         entriesLoaded += messages.size();
         cursor.lastAdd = cursor.queue.addRecovered(messages, last);
-        if (!last) {
-            unfinished.addLast(cursor);
-        }
     }
 
     private MessageMetadata metadata(StoredEntry entry) {
