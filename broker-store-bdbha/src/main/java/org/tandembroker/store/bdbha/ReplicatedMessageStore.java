@@ -130,7 +130,6 @@ public final class ReplicatedMessageStore implements MessageStore {
             }
         }
 
-
         @Override
         public void becamePassive(Optional<String> masterClientAddress, String reason) {
             boolean wasMaster = session != null;
