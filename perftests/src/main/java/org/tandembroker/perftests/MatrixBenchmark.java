@@ -51,28 +51,40 @@ import picocli.CommandLine.Spec;
 @Command(name = "matrix", mixinStandardHelpOptions = true, sortOptions = false,
         description = {"The durability matrix: throughput and latency of every HA durability configuration"
                 + " against the non-HA broker, N producers and N consumers, in the spec's table layout.",
-                "Profiles: smoke (non-ha, default; N=1; seconds), quick (all; N=1,4,16,64; 2 s + 6 s; about"
-                        + " 10 min on 2 cores), full (all; N=1..64; 5 s + 20 s; about 30 min)."})
+                "Profiles: smoke (non-ha, default; N=1; seconds), quick (all; 30 s JIT warm-up, then"
+                        + " N=1,4,16,64; 2 s + 6 s; about 11 min on 2 cores), full (all; 45 s JIT warm-up, then"
+                        + " N=1..64; 5 s + 20 s; about 40 min)."})
 public final class MatrixBenchmark implements Callable<Integer> {
     private static final DateTimeFormatter STAMP = DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss");
     private static final Duration PROBE_TIMEOUT = Duration.ofSeconds(90);
+    private static final int JIT_WARM_UP_PAIRS = 16;
 
     /** Presets of the N list, the windows and the configurations; explicit options override them. */
     public enum Profile {
-        SMOKE(List.of("non-ha", "default"), List.of(1), Duration.ofSeconds(1), Duration.ofSeconds(1), 200),
-        QUICK(ids(), List.of(1, 4, 16, 64), Duration.ofSeconds(2), Duration.ofSeconds(6), 1),
-        FULL(ids(), List.of(1, 2, 4, 8, 16, 32, 64), Duration.ofSeconds(5), Duration.ofSeconds(20), 1);
+        SMOKE(List.of("non-ha", "default"), List.of(1), Duration.ZERO, Duration.ofSeconds(1), Duration.ofSeconds(1),
+                200),
+        QUICK(ids(), List.of(1, 4, 16, 64), Duration.ofSeconds(30), Duration.ofSeconds(2), Duration.ofSeconds(6), 1),
+        FULL(ids(), List.of(1, 2, 4, 8, 16, 32, 64), Duration.ofSeconds(45), Duration.ofSeconds(5),
+                Duration.ofSeconds(20), 1);
 
         final List<String> configs;
         final List<Integer> clients;
+        /**
+         * An unmeasured load (16 pairs) on each configuration's fresh brokers before its first run: the JIT
+         * compiles the brokers' hot paths for tens of seconds after start-up (measured: a compiler thread still at
+         * 40 % of a core 25 s into a run), and the replicated ones have more code to compile. Without it the first
+         * configurations' short windows measure the compiler, not the durability setting.
+         */
+        final Duration jitWarmUp;
         final Duration warmUp;
         final Duration window;
         final long minWindowMessages;
 
-        Profile(List<String> configs, List<Integer> clients, Duration warmUp, Duration window,
+        Profile(List<String> configs, List<Integer> clients, Duration jitWarmUp, Duration warmUp, Duration window,
                 long minWindowMessages) {
             this.configs = configs;
             this.clients = clients;
+            this.jitWarmUp = jitWarmUp;
             this.warmUp = warmUp;
             this.window = window;
             this.minWindowMessages = minWindowMessages;
@@ -103,6 +115,12 @@ public final class MatrixBenchmark implements Callable<Integer> {
     @Option(names = "--warmup", converter = DurationConverter.class, paramLabel = "DURATION",
             description = "Warm-up before each measured window (default: the profile's).")
     private Duration warmUp;
+
+    @Option(names = "--jit-warmup", converter = DurationConverter.class, paramLabel = "DURATION",
+            description = "Unmeasured load (16 pairs) on each configuration's fresh brokers before its first run, so"
+                    + " that the JIT has compiled their hot paths (default: the profile's; quick 30s, full 45s,"
+                    + " smoke 0s).")
+    private Duration jitWarmUp;
 
     @Option(names = "--window", converter = DurationConverter.class, paramLabel = "DURATION",
             description = "Measured window of each run (default: the profile's).")
@@ -224,7 +242,7 @@ public final class MatrixBenchmark implements Callable<Integer> {
         Files.writeString(results.resolve("machine.md"), machine.markdown());
         FsyncCounter fsyncs = external != null ? FsyncCounter.disabled("an external broker is not measured")
                 : noPerf ? FsyncCounter.disabled("--no-perf given") : FsyncCounter.probe();
-        Plan plan = new Plan(configurations, clients, warmUp, window);
+        Plan plan = new Plan(configurations, clients, warmUp, window, jitWarmUp);
         loadAtStart = SystemCpu.loadAverage();
         progress.println(String.format(Locale.ROOT, "matrix: %s; N = %s; warm-up %s, window %s, body %d B;"
                         + " planned ~%s; results in %s", external != null ? "external broker " + external.uri()
@@ -259,6 +277,9 @@ public final class MatrixBenchmark implements Callable<Integer> {
         CommandLine commandLine = spec.commandLine();
         if (clients == null) {
             clients = profile.clients;
+        }
+        if (jitWarmUp == null) {
+            jitWarmUp = profile.jitWarmUp;
         }
         if (warmUp == null) {
             warmUp = profile.warmUp;
@@ -379,6 +400,14 @@ public final class MatrixBenchmark implements Callable<Integer> {
                          List<BrokerProcess> nodes, int master, FsyncCounter fsyncs, Plan plan, Progress progress,
                          List<MatrixRun> runs) throws InterruptedException {
         BrokerProcess masterProcess = nodes.get(master);
+        if (!jitWarmUp.isZero()) {
+            progress.run(String.format(Locale.ROOT, "%s JIT warm-up, 16 pairs (not measured)", name),
+                    plan.remaining(k, 0, false));
+            long started = System.nanoTime();
+            new PairedLoad(jms, "perf-" + configuration.id() + "-jit", JIT_WARM_UP_PAIRS).run(masterProcess,
+                    jitWarmUp, Duration.ofSeconds(1), 1, drainTimeout, FsyncCounter.disabled("JIT warm-up"), progress);
+            plan.warmedUp(Duration.ofNanos(System.nanoTime() - started));
+        }
         for (int i = 0; i < this.clients.size(); i++) {
             int n = this.clients.get(i);
             if (!nodes.stream().allMatch(BrokerProcess::isAlive)) {
@@ -531,9 +560,12 @@ public final class MatrixBenchmark implements Callable<Integer> {
                 .substring(0, 19)).append("\n\n");
         text.append(String.format(Locale.ROOT, "Profile %s; N = %s producers and as many consumers, each on its"
                         + " own connection, one queue per run; persistent %d-byte messages, synchronous sends,"
-                        + " AUTO_ACKNOWLEDGE consumers; warm-up %s, measured window %s. Load average (1 min) %.1f at"
+                        + " AUTO_ACKNOWLEDGE consumers; each configuration's fresh brokers first ran %s of"
+                        + " unmeasured load (16 pairs, so that the JIT compiled their hot paths); then each run had a"
+                        + " warm-up of %s and a measured window of %s. Load average (1 min) %.1f at"
                         + " the start, %.1f at the end (this machine has %d cores). ",
-                profile.name().toLowerCase(Locale.ROOT), joined(clients), bodySize, text(warmUp), text(window),
+                profile.name().toLowerCase(Locale.ROOT), joined(clients), bodySize, text(jitWarmUp), text(warmUp),
+                text(window),
                 loadAtStart, SystemCpu.loadAverage(), Runtime.getRuntime().availableProcessors()));
         if (external != null) {
             text.append("Broker: external, ").append(external.uri()).append(external.virtualHost() == null ? ""
@@ -658,15 +690,22 @@ public final class MatrixBenchmark implements Callable<Integer> {
         private final List<MatrixConfiguration> configurations;
         private final List<Integer> clients;
         private final Duration perRunWindows;
+        private long jitWarmUpMillis;
         private long overheadMillis = 3_000;
         private int runsSeen;
         private long startupPerNodeMillis = 6_000;
         private int startupsSeen;
 
-        Plan(List<MatrixConfiguration> configurations, List<Integer> clients, Duration warmUp, Duration window) {
+        Plan(List<MatrixConfiguration> configurations, List<Integer> clients, Duration warmUp, Duration window,
+             Duration jitWarmUp) {
             this.configurations = configurations;
             this.clients = clients;
             this.perRunWindows = warmUp.plus(window);
+            this.jitWarmUpMillis = jitWarmUp.isZero() ? 0 : jitWarmUp.toMillis() + 4_000;
+        }
+
+        void warmedUp(Duration wall) {
+            jitWarmUpMillis = wall.toMillis();
         }
 
         void ran(Duration wall) {
@@ -689,7 +728,8 @@ public final class MatrixBenchmark implements Callable<Integer> {
             long millis = 0;
             for (int c = k; c < configurations.size(); c++) {
                 if (c > k || withStartup) {
-                    millis += startupPerNodeMillis * Math.max(1, configurations.get(c).nodes()) + 2_000;
+                    millis += startupPerNodeMillis * Math.max(1, configurations.get(c).nodes()) + 2_000
+                            + jitWarmUpMillis;
                 }
                 for (int n = c == k ? i : 0; n < clients.size(); n++) {
                     millis += perRunWindows.toMillis() + overheadMillis;
