@@ -110,6 +110,11 @@ public final class HaBenchmark implements Callable<Integer> {
             description = "message body size (default: 1024; catchup: 2048; failover: see --sizes)")
     private Integer bodySize;
 
+    @Option(names = "--rep", paramLabel = "NAME=VALUE",
+            description = "A JE replication parameter for every node's <repConfig> (repeatable), e.g."
+                    + " --rep je.rep.vlsn.logCacheSize=1024; the broker validates it at start-up.")
+    private List<String> repConfig = new ArrayList<>();
+
     @Option(names = "--broker-jvm-option")
     private List<String> brokerJvmOptions = new ArrayList<>();
 
@@ -187,7 +192,14 @@ public final class HaBenchmark implements Callable<Integer> {
     }
 
     private HaCluster cluster(int size, String durability, boolean coalescing, boolean jmx) throws Exception {
-        List<String> rep = size == 2 ? List.of("je.rep.electionsPrimaryRetries=0") : List.of();
+        List<String> rep = new ArrayList<>(size == 2 ? List.of("je.rep.electionsPrimaryRetries=0") : List.of());
+        for (String pair : repConfig) {
+            if (pair.indexOf('=') < 1) {
+                throw new CommandLine.ParameterException(new CommandLine(this),
+                        "--rep takes NAME=VALUE (a JE replication parameter), not '" + pair + "'");
+            }
+            rep.add(pair);
+        }
         return HaCluster.write(Files.createTempDirectory(temp, "tandem-perf-ha-"), lib, brokerJvmOptions, size,
                 durability, coalescing, jmx, rep);
     }
