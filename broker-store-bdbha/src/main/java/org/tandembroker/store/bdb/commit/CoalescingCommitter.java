@@ -8,7 +8,6 @@ import java.util.Objects;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -135,12 +134,7 @@ public final class CoalescingCommitter<T> implements AutoCloseable {
     }
 
     private static final long UNORDERED = -1;
-    /**
-     * How long an otherwise idle flusher waits before it looks whether committing appliers logged something it
-     * could flush already. Short against an fsync or an acknowledgement round trip (hundreds of microseconds to
-     * milliseconds); each look is one volatile read.
-     */
-    private static final long SPECULATIVE_FLUSH_POLL_MICROS = 100;
+
 
     private final String threadName;
     private final int appliers;
@@ -154,10 +148,7 @@ public final class CoalescingCommitter<T> implements AutoCloseable {
     private final BlockingQueue<Outcome<T>> applied = new LinkedBlockingQueue<>();
     private final Pending<T> poison = new Pending<>(null, false, UNORDERED, null);
     private final Outcome<T> poisonOutcome = new Outcome<>(null, null, NO_POSITION);
-    /** Tells an idle flusher that an applier started a commit that will need a flush (so it may flush early). */
-    private final Outcome<T> wakeOutcome = new Outcome<>(null, null, NO_POSITION);
-    /** Pool mode: appliers inside a commit whose submissions will need a flush. */
-    private final AtomicInteger committingForFlush = new AtomicInteger();
+
     /** Pool mode: the next sequence number of an ordered submission. */
     private final AtomicLong nextSequence = new AtomicLong();
     /** Written once by {@link #start()}; read by any thread (volatile publication). */
@@ -228,10 +219,10 @@ public final class CoalescingCommitter<T> implements AutoCloseable {
     }
 
     /**
-     * Like {@link #applierPool(String, int, int, BatchApplier, LogFlusher, Outcomes)}, with log positions: the
-     * flusher flushes while appliers still wait for replica acknowledgements, and a commit whose record a finished
-     * flush already covered completes as soon as its applier returns, without waiting for another flush. The fsync
-     * then overlaps the acknowledgement round trip instead of following it.
+     * Like {@link #applierPool(String, int, int, BatchApplier, LogFlusher, Outcomes)}, with log positions: a commit
+     * whose record a finished flush already covered (a flush made for other commits while its applier still waited
+     * for replica acknowledgements) completes as soon as its applier returns, without waiting for another flush.
+     * Under load the fsync then overlaps the acknowledgement round trip instead of following it.
      */
     public static <T> CoalescingCommitter<T> positionedApplierPool(String threadName, int appliers, int maxBatch,
                                                                    PositionedApplier<T> applier, FlushableLog log,
@@ -450,10 +441,6 @@ public final class CoalescingCommitter<T> implements AutoCloseable {
             batch.forEach(pending -> failClosed(pending.future()));
             return;
         }
-        boolean needsFlush = batch.stream().anyMatch(Pending::flushRequired);
-        if (needsFlush && committingForFlush.getAndIncrement() == 0) {
-            applied.add(wakeOutcome);
-        }
         Throwable failure = null;
         long position = NO_POSITION;
         try {
@@ -464,9 +451,6 @@ public final class CoalescingCommitter<T> implements AutoCloseable {
         }
         for (Pending<T> pending : batch) {
             applied.add(new Outcome<>(pending, failure, position));
-        }
-        if (needsFlush) {
-            committingForFlush.decrementAndGet();
         }
     }
 
@@ -500,11 +484,14 @@ public final class CoalescingCommitter<T> implements AutoCloseable {
      * Pool mode: makes applied commits durable and completes ordered futures strictly by sequence number.
      *
      * <p>{@code durable} is the log position covered by the last successful flush. A commit whose record is at
-     * or below it is durable already (the flush ran while its applier waited for replica acknowledgements) and
-     * needs no other flush; the others wait in {@code awaiting} for the next one. While appliers are inside
-     * commits, the flusher also flushes whenever the log grew, so that the fsync overlaps the acknowledgement
-     * round trip; when nobody commits or waits, it sleeps. {@code finished} is the reorder buffer: outcomes that
-     * are final (failed, applied without needing a flush, or flushed) but wait for a lower sequence number.
+     * or below it is durable already: a flush made for other commits ran while its applier still waited for
+     * replica acknowledgements, so it needs no flush of its own. The others wait in {@code awaiting} for the next
+     * flush, which starts at once. {@code finished} is the reorder buffer: outcomes that are final (failed,
+     * applied without needing a flush, or flushed) but wait for a lower sequence number.
+     *
+     * <p>The flusher sleeps while nothing awaits a flush. (Flushing speculatively while appliers wait, polling
+     * every 100 us, was tried: it made the flusher thread the master's largest CPU consumer, mostly in context
+     * switches, for no measurable gain; docs/performance.md.)
      */
     private void runFlusher() {
         List<Outcome<T>> batch = new ArrayList<>();
@@ -514,18 +501,9 @@ public final class CoalescingCommitter<T> implements AutoCloseable {
         long durable = NO_POSITION;
         boolean stop = false;
         while (!stop) {
-            if (awaiting.isEmpty() && committingForFlush.get() == 0) {
-                batch.add(take(applied));
-            } else if (awaiting.isEmpty()) {
-                // Appliers are committing: look again soon, to flush what they logged while they wait for acks.
-                Outcome<T> next = poll(applied, SPECULATIVE_FLUSH_POLL_MICROS);
-                if (next != null) {
-                    batch.add(next);
-                }
-            }
+            batch.add(take(applied));
             applied.drainTo(batch);
             stop = batch.removeIf(outcome -> outcome == poisonOutcome);
-            batch.removeIf(outcome -> outcome == wakeOutcome);
             for (Outcome<T> outcome : batch) {
                 if (!outcome.awaitsFlush() || covered(outcome, durable)) {
                     finished.put(outcome.pending().sequence(), outcome);
@@ -534,18 +512,17 @@ public final class CoalescingCommitter<T> implements AutoCloseable {
                 }
             }
             batch.clear();
-            long end = log.end();
-            boolean logGrew = end != NO_POSITION && end > durable;
-            if (!awaiting.isEmpty() || (logGrew && committingForFlush.get() > 0)) {
+            if (!awaiting.isEmpty()) {
+                long end = log.end(); // read before flushing: everything up to it is durable afterwards
                 Throwable failure = null;
                 try {
                     timedFlush();
                     flushes.incrementAndGet();
-                    if (!awaiting.isEmpty()) {
-                        flushedCommits.addAndGet(awaiting.size());
-                        largestBatch.accumulateAndGet(awaiting.size(), Math::max);
+                    flushedCommits.addAndGet(awaiting.size());
+                    largestBatch.accumulateAndGet(awaiting.size(), Math::max);
+                    if (end != NO_POSITION) {
+                        durable = Math.max(durable, end);
                     }
-                    durable = Math.max(durable, end);
                 } catch (Throwable e) {
                     failure = outcomes.failed(e);
                 }
@@ -645,14 +622,6 @@ public final class CoalescingCommitter<T> implements AutoCloseable {
         if (future.completeExceptionally(
                 new BrokerException(ErrorKind.NOT_ACTIVE, threadName + ": the store is closed"))) {
             failures.incrementAndGet();
-        }
-    }
-
-    private static <E> E poll(BlockingQueue<E> queue, long micros) {
-        try {
-            return queue.poll(micros, TimeUnit.MICROSECONDS);
-        } catch (InterruptedException e) {
-            return null; // never carry an interrupt into JE; close() uses a poison pill
         }
     }
 
