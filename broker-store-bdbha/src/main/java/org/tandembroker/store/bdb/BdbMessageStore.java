@@ -8,9 +8,7 @@ import com.sleepycat.je.StatsConfig;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.Optional;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -35,7 +33,6 @@ import org.tandembroker.core.store.StoreRoleListener;
 import org.tandembroker.core.store.StoreStatus;
 import org.tandembroker.core.store.StoreTransaction;
 import org.tandembroker.core.store.StoredEntries;
-import org.tandembroker.core.store.StoredEntry;
 import org.tandembroker.store.bdb.commit.CoalescingCommitter;
 
 /**
@@ -173,24 +170,11 @@ public final class BdbMessageStore implements MessageStore {
         nextMessageId.accumulateAndGet(horizon + 1, Math::max);
         LOG.info("{}: recovered {} configuration records; messages and queue entries up to id {} are read in pages",
                 name, start.configRecords(), horizon);
-        return new StoredEntries() {
-            @Override
-            public long horizon() {
-                return horizon;
-            }
+        return new StoredEntryPages(horizon, this::readRecoveryPage);
+    }
 
-            @Override
-            public CompletableFuture<List<StoredEntry>> entries(UUID queueId, long afterMessageId, int max) {
-                return read(true, "cannot read entries of queue " + queueId,
-                        dbs -> dbs.readEntries(queueId, afterMessageId, horizon, max));
-            }
-
-            @Override
-            public CompletableFuture<long[]> messageIds(long afterMessageId, int max) {
-                return read(true, "cannot read message ids",
-                        dbs -> dbs.readMessageIds(afterMessageId, horizon, max));
-            }
-        };
+    private <T> CompletableFuture<T> readRecoveryPage(String failure, Function<StoreDatabases, T> work) {
+        return read(true, failure, work);
     }
 
     @Override

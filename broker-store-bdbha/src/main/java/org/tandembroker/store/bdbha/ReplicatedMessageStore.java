@@ -5,7 +5,6 @@ import com.sleepycat.je.rep.ReplicatedEnvironment;
 import java.util.List;
 import java.util.Optional;
 import java.util.SortedMap;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
@@ -26,10 +25,10 @@ import org.tandembroker.core.store.StoreRoleListener;
 import org.tandembroker.core.store.StoreStatus;
 import org.tandembroker.core.store.StoreTransaction;
 import org.tandembroker.core.store.StoredEntries;
-import org.tandembroker.core.store.StoredEntry;
 import org.tandembroker.store.bdb.BdbTransaction;
 import org.tandembroker.store.bdb.ChangeSet;
 import org.tandembroker.store.bdb.StoreDatabases;
+import org.tandembroker.store.bdb.StoredEntryPages;
 import org.tandembroker.store.bdb.StoreReader;
 import org.tandembroker.store.bdb.commit.CommitterStats;
 
@@ -265,24 +264,12 @@ public final class ReplicatedMessageStore implements MessageStore {
         nextMessageId.accumulateAndGet(horizon + 1, Math::max);
         LOG.info("{}: recovered {} configuration records; messages and queue entries up to id {} are read in pages",
                 name, start.configRecords(), horizon);
-        return new StoredEntries() {
+        return new StoredEntryPages(horizon, new StoredEntryPages.PageReader() {
             @Override
-            public long horizon() {
-                return horizon;
+            public <T> CompletableFuture<T> read(String failure, Function<StoreDatabases, T> work) {
+                return readPage(current, failure, work);
             }
-
-            @Override
-            public CompletableFuture<List<StoredEntry>> entries(UUID queueId, long afterMessageId, int max) {
-                return readPage(current, "cannot read entries of queue " + queueId,
-                        dbs -> dbs.readEntries(queueId, afterMessageId, horizon, max));
-            }
-
-            @Override
-            public CompletableFuture<long[]> messageIds(long afterMessageId, int max) {
-                return readPage(current, "cannot read message ids",
-                        dbs -> dbs.readMessageIds(afterMessageId, horizon, max));
-            }
-        };
+        });
     }
 
     /** A recovery read on the reader thread, valid only while {@code recovering} is still the session. */
