@@ -180,9 +180,11 @@ public final class BrokerQueue {
 
     /**
      * Adds a message whose room was reserved (and which is stored, if it had to be). While recovered entries are
-     * loading, the message waits behind them.
+     * loading, the message waits behind them. The message counts as enqueued at once, as its reservation already
+     * counts in the depth: once a publish completes, the in-counters include it.
      */
     public void enqueue(ServerMessage message) {
+        countEnqueued(message);
         executor.execute(() -> {
             if (deleted) {
                 cancelReservation(message.metadata().contentSize());
@@ -237,6 +239,7 @@ public final class BrokerQueue {
             for (ServerMessage message : page) {
                 depthMessages.incrementAndGet();
                 depthBytes.addAndGet(message.metadata().contentSize());
+                countEnqueued(message);
                 addEntry(message, 0);
             }
             if (last) {
@@ -270,6 +273,9 @@ public final class BrokerQueue {
             entriesWithExpiry++;
         }
         fresh.addLast(entry);
+    }
+
+    private void countEnqueued(ServerMessage message) {
         enqueuedTotal.incrementAndGet();
         enqueuedBytes.addAndGet(message.metadata().contentSize());
     }
