@@ -24,9 +24,10 @@ import org.tandembroker.store.bdb.commit.CommitterStats;
  * the change sets queued when it wakes (up to {@link #MAX_BATCH}) as one JE transaction and, when the durability
  * asks for acknowledgements, blocks until they arrive, so several batches wait for replicas at once. With {@code coalescingSync} the transaction commits with the configured
  * master sync policy (NO_SYNC or WRITE_NO_SYNC) and the replica policies, and the one flusher thread then makes
- * every commit that arrived meanwhile durable with one {@code flushLog(true)} before completing their futures
- * (flushing already while appliers wait for acknowledgements, so that a commit whose record such a flush covered
- * completes as soon as its acknowledgements arrive);
+ * every commit that arrived meanwhile durable with one {@code flushLog(true)} before completing their futures.
+ * That flush starts as soon as a commit record is in the log ({@link CommitLoggedHook}), while its applier still
+ * waits for acknowledgements, so a commit costs the longer of the fsync and the acknowledgement round trip, not
+ * their sum;
  * without it each commit carries the full triplet and completes alone. Futures of data commits complete in
  * submission order (see {@link CoalescingCommitter}). A change set that only removes (a consumer's
  * acknowledgements) commits with {@code NO_SYNC,NO_SYNC,NONE}, outside that order, and waits neither for an
@@ -83,6 +84,7 @@ final class MasterSession implements AutoCloseable {
      */
     static MasterSession open(ReplicatedEnvironment environment, ReplicatedStoreSettings settings, String storeName,
                               OperationalLog operationalLog, NodeEvents events) {
+        CommitLoggedHook.install();
         StoreDatabases databases = StoreDatabases.open(environment, Set.of(QuorumHeartbeat.DATABASE));
         QuorumHeartbeat heartbeat = null;
         try {
@@ -94,8 +96,8 @@ final class MasterSession implements AutoCloseable {
             // other, never both, so it takes the durability of its first change set.
             CoalescingCommitter<ChangeSet> committer = CoalescingCommitter.positionedApplierPool(
                     "ha-committer-" + settings.virtualHostName(), APPLIERS, MAX_BATCH,
-                    batch -> databases.applyAt(batch,
-                            batch.get(0).removalOnly() ? REMOVAL_DURABILITY : dataDurability),
+                    (batch, logged) -> CommitLoggedHook.whileCommitting(logged, () -> databases.applyAt(batch,
+                            batch.get(0).removalOnly() ? REMOVAL_DURABILITY : dataDurability)),
                     new CoalescingCommitter.FlushableLog() {
                         @Override
                         public long end() {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.tandembroker.store.bdbha.HaGroup.COMMIT_DEADLINE;
 import static org.tandembroker.store.bdbha.HaGroup.options;
 
+import com.sleepycat.je.Durability;
 import com.sleepycat.je.rep.ReplicatedEnvironment;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -17,7 +18,9 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.tandembroker.store.bdb.ChangeSet;
 import org.tandembroker.store.bdb.StoreDatabases;
+import org.tandembroker.store.bdb.commit.CoalescingCommitter;
 import org.tandembroker.store.bdb.commit.CommitterStats;
 import org.tandembroker.store.bdbha.HaGroup.Commit;
 import org.tandembroker.store.bdbha.HaGroup.Node;
@@ -75,6 +78,35 @@ class ReplicatedCommitTest {
             assertThat(stats.flushes()).isLessThan(stats.flushedCommits());
         } finally {
             onReplica.close();
+        }
+    }
+
+    @Test
+    void aMasterCommitReportsItsCommitRecordOnItsOwnThreadWhileCommittingAndOnlyWhenWatched() {
+        Node master = group.start("master").awaitActive(); // the master session installed the hook
+        group.start("replica").awaitRedirectTo(master);
+        StoreDatabases databases = StoreDatabases.open(master.store.environment().orElseThrow(),
+                Set.of(QuorumHeartbeat.DATABASE));
+        try {
+            List<Long> reported = new ArrayList<>();
+            List<Thread> reportedOn = new ArrayList<>();
+            Durability acknowledged = new Durability(Durability.SyncPolicy.NO_SYNC, Durability.SyncPolicy.NO_SYNC,
+                    Durability.ReplicaAckPolicy.SIMPLE_MAJORITY);
+
+            long watched = CommitLoggedHook.whileCommitting(position -> {
+                reported.add(position);
+                reportedOn.add(Thread.currentThread());
+            }, () -> databases.applyAt(List.of(new ChangeSet(List.of(new ChangeSet.Enqueue(HaGroup.QUEUE, 1_000_001)))),
+                    acknowledged));
+            long unwatched = databases.applyAt(
+                    List.of(new ChangeSet(List.of(new ChangeSet.Enqueue(HaGroup.QUEUE, 1_000_002)))), acknowledged);
+
+            assertThat(watched).isNotEqualTo(CoalescingCommitter.NO_POSITION);
+            assertThat(reported).containsExactly(watched);
+            assertThat(reportedOn).containsExactly(Thread.currentThread());
+            assertThat(unwatched).isGreaterThan(watched);
+        } finally {
+            databases.close();
         }
     }
 

@@ -11,6 +11,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongConsumer;
 import org.tandembroker.core.BrokerException;
 import org.tandembroker.core.ErrorKind;
 
@@ -71,10 +72,14 @@ public final class CoalescingCommitter<T> implements AutoCloseable {
     /**
      * Commits several units of work as one transaction and tells where its commit record is in the log
      * ({@link #NO_POSITION} when unknown: the commit then waits for a flush that starts after it was applied).
+     *
+     * <p>{@code logged} may be told that position as soon as the commit record is in the log while the commit
+     * still waits (for replica acknowledgements): the flusher then starts a flush at once, so the fsync runs during
+     * that wait instead of after it. Called at most once, on the applier's thread; it never blocks.
      */
     @FunctionalInterface
     public interface PositionedApplier<T> {
-        long apply(List<T> work);
+        long apply(List<T> work, LongConsumer logged);
     }
 
     /**
@@ -125,15 +130,27 @@ public final class CoalescingCommitter<T> implements AutoCloseable {
 
     /**
      * An applied (or failed) ordered submission on its way to the flusher; {@code failure} null on success;
-     * {@code position} where its commit record is in the log, or {@link #NO_POSITION}.
+     * {@code position} where its commit record is in the log, or {@link #NO_POSITION}. With no {@code pending}, a
+     * notice that a commit record reached the log at {@code position} while its commit still waits
+     * ({@link PositionedApplier}).
      */
     private record Outcome<T>(Pending<T> pending, Throwable failure, long position) {
+        static <T> Outcome<T> logged(long position) {
+            return new Outcome<>(null, null, position);
+        }
+
+        boolean isLoggedNotice() {
+            return pending == null;
+        }
+
         boolean awaitsFlush() {
             return failure == null && pending.flushRequired();
         }
     }
 
     private static final long UNORDERED = -1;
+    /** Commits that need no flush of the committer's (removals, commits that sync by themselves). */
+    private static final LongConsumer NOT_WATCHED = position -> { };
 
 
     private final String threadName;
@@ -237,7 +254,7 @@ public final class CoalescingCommitter<T> implements AutoCloseable {
     }
 
     private static <T> PositionedApplier<T> unpositioned(BatchApplier<T> applier) {
-        return work -> {
+        return (work, logged) -> {
             applier.apply(work);
             return NO_POSITION;
         };
@@ -354,7 +371,7 @@ public final class CoalescingCommitter<T> implements AutoCloseable {
         failRemaining(submitted);
         List<Outcome<T>> unfinished = new ArrayList<>();
         applied.drainTo(unfinished);
-        unfinished.stream().filter(outcome -> outcome != poisonOutcome)
+        unfinished.stream().filter(outcome -> outcome != poisonOutcome && !outcome.isLoggedNotice())
                 .forEach(outcome -> failClosed(outcome.pending().future()));
     }
 
@@ -419,7 +436,7 @@ public final class CoalescingCommitter<T> implements AutoCloseable {
             return;
         }
         try {
-            timedApply(works(batch));
+            timedApply(works(batch), NOT_WATCHED);
         } catch (Throwable e) {
             Throwable failure = outcomes.failed(e);
             failures.addAndGet(batch.size());
@@ -444,7 +461,9 @@ public final class CoalescingCommitter<T> implements AutoCloseable {
         Throwable failure = null;
         long position = NO_POSITION;
         try {
-            position = timedApply(works(batch));
+            // Only a commit that will wait for a flush wants one started early (not one that syncs by itself).
+            boolean flushAhead = batch.stream().anyMatch(Pending::flushRequired);
+            position = timedApply(works(batch), flushAhead ? this::commitLogged : NOT_WATCHED);
             transactions.incrementAndGet();
         } catch (Throwable e) {
             failure = outcomes.failed(e);
@@ -454,10 +473,17 @@ public final class CoalescingCommitter<T> implements AutoCloseable {
         }
     }
 
-    private long timedApply(List<T> works) {
+    /** An applier's notice that an ordered commit's record is in the log (see {@link PositionedApplier}). */
+    private void commitLogged(long position) {
+        if (position != NO_POSITION) {
+            applied.add(Outcome.logged(position));
+        }
+    }
+
+    private long timedApply(List<T> works, LongConsumer logged) {
         long start = System.nanoTime();
         try {
-            return applier.apply(works);
+            return applier.apply(works, logged);
         } finally {
             applyNanos.addAndGet(System.nanoTime() - start);
         }
@@ -484,14 +510,17 @@ public final class CoalescingCommitter<T> implements AutoCloseable {
      * Pool mode: makes applied commits durable and completes ordered futures strictly by sequence number.
      *
      * <p>{@code durable} is the log position covered by the last successful flush. A commit whose record is at
-     * or below it is durable already: a flush made for other commits ran while its applier still waited for
-     * replica acknowledgements, so it needs no flush of its own. The others wait in {@code awaiting} for the next
-     * flush, which starts at once. {@code finished} is the reorder buffer: outcomes that are final (failed,
-     * applied without needing a flush, or flushed) but wait for a lower sequence number.
+     * or below it is durable already: a flush ran while its applier still waited for replica acknowledgements,
+     * so it needs no flush of its own. The others wait in {@code awaiting} for the next flush, which starts at
+     * once. {@code finished} is the reorder buffer: outcomes that are final (failed, applied without needing a
+     * flush, or flushed) but wait for a lower sequence number.
      *
-     * <p>The flusher sleeps while nothing awaits a flush. (Flushing speculatively while appliers wait, polling
-     * every 100 us, was tried: it made the flusher thread the master's largest CPU consumer, mostly in context
-     * switches, for no measurable gain; docs/performance.md.)
+     * <p>A logged notice (a commit record reached the log; its applier now waits for acknowledgements) above
+     * {@code durable} starts a flush at once, so the fsync and the acknowledgement round trip overlap: with one
+     * client, a commit then costs the longer of the two, not their sum. Notices that arrive during a flush are
+     * served by one flush after it. Otherwise the flusher sleeps. (Flushing speculatively by polling every 100 us
+     * instead was tried: it made the flusher thread the master's largest CPU consumer, mostly in context
+     * switches; docs/performance.md.)
      */
     private void runFlusher() {
         List<Outcome<T>> batch = new ArrayList<>();
@@ -504,15 +533,18 @@ public final class CoalescingCommitter<T> implements AutoCloseable {
             batch.add(take(applied));
             applied.drainTo(batch);
             stop = batch.removeIf(outcome -> outcome == poisonOutcome);
+            boolean loggedAboveDurable = false;
             for (Outcome<T> outcome : batch) {
-                if (!outcome.awaitsFlush() || covered(outcome, durable)) {
+                if (outcome.isLoggedNotice()) {
+                    loggedAboveDurable |= outcome.position() > durable;
+                } else if (!outcome.awaitsFlush() || covered(outcome, durable)) {
                     finished.put(outcome.pending().sequence(), outcome);
                 } else {
                     awaiting.add(outcome);
                 }
             }
             batch.clear();
-            if (!awaiting.isEmpty()) {
+            if (!awaiting.isEmpty() || loggedAboveDurable) {
                 long end = log.end(); // read before flushing: everything up to it is durable afterwards
                 Throwable failure = null;
                 try {
@@ -524,6 +556,7 @@ public final class CoalescingCommitter<T> implements AutoCloseable {
                         durable = Math.max(durable, end);
                     }
                 } catch (Throwable e) {
+                    // A failed flush made nothing durable; a commit whose notice started it waits for the next one.
                     failure = outcomes.failed(e);
                 }
                 // Everything that was awaiting had been applied before this flush started: it is covered.
@@ -572,7 +605,7 @@ public final class CoalescingCommitter<T> implements AutoCloseable {
             return false;
         }
         try {
-            timedApply(List.of(pending.work()));
+            timedApply(List.of(pending.work()), NOT_WATCHED);
         } catch (Throwable e) {
             failures.incrementAndGet();
             pending.future().completeExceptionally(outcomes.failed(e));

@@ -473,7 +473,7 @@ class CoalescingCommitterTest {
         FakeLog log = new FakeLog();
         CountDownLatch slowLogged = new CountDownLatch(1);
         CountDownLatch acknowledged = new CountDownLatch(1);
-        committer = CoalescingCommitter.positionedApplierPool("pos-test", 2, 1, batch -> {
+        committer = CoalescingCommitter.positionedApplierPool("pos-test", 2, 1, (batch, logged) -> {
             long position = log.append(); // the commit record is in the log ...
             if (batch.contains("slow")) {
                 slowLogged.countDown();
@@ -498,11 +498,11 @@ class CoalescingCommitterTest {
     }
 
     @Test
-    void anIdleFlusherDoesNotFlushWhileAnApplierWaitsForAcknowledgements() {
+    void withoutALoggedNoticeTheFlusherDoesNotFlushWhileAnApplierWaitsForAcknowledgements() {
         FakeLog log = new FakeLog();
         CountDownLatch logged = new CountDownLatch(1);
         CountDownLatch acknowledged = new CountDownLatch(1);
-        committer = CoalescingCommitter.positionedApplierPool("pos-test", 1, 8, batch -> {
+        committer = CoalescingCommitter.positionedApplierPool("pos-test", 1, 8, (batch, noticeNotGiven) -> {
             long position = log.append();
             logged.countDown();
             awaitLatch(acknowledged);
@@ -519,6 +519,78 @@ class CoalescingCommitterTest {
         assertThat(commit).succeedsWithin(DEADLINE);
         assertThat(flushCalls.get()).isEqualTo(1);
         assertThat(committer.stats().earlyDurable()).isZero();
+    }
+
+    @Test
+    void aCommitWhoseRecordIsLoggedIsFlushedWhileItsApplierStillWaitsForAcknowledgements() {
+        FakeLog log = new FakeLog();
+        CountDownLatch acknowledged = new CountDownLatch(1);
+        committer = CoalescingCommitter.positionedApplierPool("pos-test", 1, 8, (batch, logged) -> {
+            long position = log.append();
+            logged.accept(position); // the commit record is in the log; now the replicas are awaited
+            awaitLatch(acknowledged);
+            return position;
+        }, log, CoalescingCommitter.Outcomes.passThrough());
+        committer.start();
+
+        CompletableFuture<Void> commit = committer.submit("m", true);
+        await().atMost(DEADLINE).until(() -> flushCalls.get() == 1); // the fsync runs during the wait ...
+        assertThat(commit).as("not complete before its acknowledgements").isNotDone();
+        acknowledged.countDown();
+
+        assertThat(commit).succeedsWithin(DEADLINE); // ... and is not repeated after it
+        assertThat(flushCalls.get()).isEqualTo(1);
+        assertThat(committer.stats().earlyDurable()).isEqualTo(1);
+    }
+
+    @Test
+    void whenTheFlushStartedForALoggedCommitFailsTheCommitWaitsForAFlushThatSucceeds() {
+        FakeLog log = new FakeLog();
+        CountDownLatch acknowledged = new CountDownLatch(1);
+        CoalescingCommitter.FlushableLog firstFlushFails = new CoalescingCommitter.FlushableLog() {
+            @Override
+            public long end() {
+                return log.end();
+            }
+
+            @Override
+            public void flush() {
+                if (flushCalls.incrementAndGet() == 1) {
+                    throw new IllegalStateException("disk hiccup");
+                }
+            }
+        };
+        committer = CoalescingCommitter.positionedApplierPool("pos-test", 1, 8, (batch, logged) -> {
+            long position = log.append();
+            logged.accept(position);
+            awaitLatch(acknowledged);
+            return position;
+        }, firstFlushFails, CoalescingCommitter.Outcomes.passThrough());
+        committer.start();
+
+        CompletableFuture<Void> commit = committer.submit("m", true);
+        await().atMost(DEADLINE).until(() -> flushCalls.get() == 1);
+        acknowledged.countDown();
+
+        assertThat(commit).succeedsWithin(DEADLINE);
+        assertThat(flushCalls.get()).isEqualTo(2);
+        assertThat(committer.stats().earlyDurable()).isZero();
+    }
+
+    @Test
+    void removalsNeverStartAFlush() {
+        FakeLog log = new FakeLog();
+        committer = CoalescingCommitter.positionedApplierPool("pos-test", 1, 8, (batch, logged) -> {
+            long position = log.append();
+            logged.accept(position);
+            return position;
+        }, log, CoalescingCommitter.Outcomes.passThrough());
+        committer.start();
+
+        assertThat(committer.submitUnordered("removal")).succeedsWithin(DEADLINE);
+        assertThat(committer.submit("publish", true)).succeedsWithin(DEADLINE); // flushed, and after the removal
+
+        assertThat(flushCalls.get()).as("one flush, for the publish").isEqualTo(1);
     }
 
     @Test
@@ -540,7 +612,7 @@ class CoalescingCommitterTest {
                 }
             }
         };
-        committer = CoalescingCommitter.positionedApplierPool("pos-test", 2, 8, batch -> log.append(),
+        committer = CoalescingCommitter.positionedApplierPool("pos-test", 2, 8, (batch, logged) -> log.append(),
                 slowFirstFlush, CoalescingCommitter.Outcomes.passThrough());
         committer.start();
 
@@ -558,7 +630,7 @@ class CoalescingCommitterTest {
     @Test
     void withoutPositionsEveryCommitWaitsForAFlushThatStartsAfterIt() {
         CountDownLatch acknowledged = new CountDownLatch(1);
-        committer = CoalescingCommitter.positionedApplierPool("pos-test", 1, 8, batch -> {
+        committer = CoalescingCommitter.positionedApplierPool("pos-test", 1, 8, (batch, logged) -> {
             awaitLatch(acknowledged);
             return CoalescingCommitter.NO_POSITION;
         }, new CoalescingCommitter.FlushableLog() {
