@@ -19,8 +19,8 @@ import java.util.concurrent.TimeUnit;
  * </pre>
  * An arbiter stores no messages: it votes in elections and acknowledges commits, so that a two-node group with
  * an arbiter fails over without an operator (the surviving node and the arbiter are a majority of three) and a
- * master whose replica fails keeps committing. It runs until the process is stopped (SIGTERM, Ctrl-C). Exit
- * codes: 1 the arbiter could not start, 2 usage.
+ * master whose replica fails keeps committing. It runs until the process is stopped (SIGTERM, Ctrl-C).
+ * {@code --help} prints the usage. Exit codes: 1 the arbiter could not start, 2 usage.
  *
  * <p>Five options do not justify a CLI library (as for {@code tandem-passwd}): parsed by hand.
  */
@@ -44,6 +44,10 @@ public final class ArbiterMain {
     }
 
     public static void main(String[] args) {
+        if (asksForHelp(args)) {
+            System.out.println(USAGE_TEXT);
+            return;
+        }
         Options options;
         try {
             options = parse(args);
@@ -69,6 +73,11 @@ public final class ArbiterMain {
         }, "arbiter-shutdown"));
         report(System.out, options, arbiter);
         awaitUninterruptibly(stopped);
+    }
+
+    /** True for {@code --help} or {@code -h} anywhere on the command line: print the usage and exit 0. */
+    static boolean asksForHelp(String[] args) {
+        return List.of(args).contains("--help") || List.of(args).contains("-h");
     }
 
     /** Parses the command line; throws {@link IllegalArgumentException} with one line for the user. */

@@ -1,5 +1,6 @@
 package org.tandembroker.store.bdbha;
 
+import com.sleepycat.je.Durability;
 import com.sleepycat.je.DbInternal;
 import com.sleepycat.je.EnvironmentFailureException;
 import com.sleepycat.je.EnvironmentLockedException;
@@ -267,9 +268,7 @@ public final class ReplicatedEnvironmentFacade implements AutoCloseable {
         if (invalidating instanceof RollbackException rollback) {
             operationalLog.log(LogCode.HA_1004, settings.nodeName(), "diverged transactions discarded: those "
                     + "this node committed from transaction " + rollback.getEarliestTransactionId() + " on never "
-                    + "reached the new master (commits whose clients were told in doubt, consumers' removals: a "
-                    + "possible redelivery; accepted messages only if this node ran alone as designated primary "
-                    + "while another was designated too: see docs/ha.md, split brain)");
+                    + "reached the new master (" + whatARollbackDiscards() + ")");
         }
         passivate(Optional.empty(), reason);
         closeEnvironment();
@@ -742,6 +741,21 @@ public final class ReplicatedEnvironmentFacade implements AutoCloseable {
         return details.length() > 400 ? details.substring(0, 400) + "..." : details;
     }
 
+    /**
+     * What the discarded transactions can have been, for the operator: with replica acknowledgements, only commits
+     * no client was told succeeded, removals, or a split brain's; with replica ack NONE, accepted messages too.
+     */
+    private String whatARollbackDiscards() {
+        if (settings.commitDurability().getReplicaAck() == Durability.ReplicaAckPolicy.NONE) {
+            return "with replica ack NONE a publish is accepted before any replica has it, so these can include "
+                    + "ACCEPTED MESSAGES, now lost, as well as consumers' removals (a possible redelivery): see "
+                    + "docs/ha.md, durability";
+        }
+        return "commits whose clients were told in doubt, consumers' removals: a possible redelivery; accepted "
+                + "messages only if this node ran alone as designated primary while another was designated too: "
+                + "see docs/ha.md, split brain";
+    }
+
     private void logRollbackDuringOpen(ReplicatedEnvironment env) {
         try {
             com.sleepycat.je.utilint.StatGroup nodeStats =
@@ -750,7 +764,7 @@ public final class ReplicatedEnvironmentFacade implements AutoCloseable {
                 String info = nodeStats.getString(com.sleepycat.je.rep.impl.RepImplStatDefinition.HARD_RECOVERY_INFO);
                 operationalLog.log(LogCode.HA_1004, settings.nodeName(), "rolled back while rejoining the group: "
                         + "diverged transactions this node committed that the master never received were discarded ("
-                        + rollbackDetails(info) + ")");
+                        + rollbackDetails(info) + "; " + whatARollbackDiscards() + ")");
             }
         } catch (RuntimeException e) {
             LOG.debug("Node {}: could not read JE's hard-recovery statistics: {}", settings.nodeName(), e.toString());

@@ -71,4 +71,12 @@ class ArbiterTest {
         assertThat(options.helpers()).isEqualTo("localhost:5000,localhost:5001");
         assertThat(options.directory()).isAbsolute();
     }
+
+    @Test
+    void helpIsAskedForWithDashDashHelpOrDashHAnywhere() {
+        assertThat(ArbiterMain.asksForHelp(new String[] {"--help"})).isTrue();
+        assertThat(ArbiterMain.asksForHelp(new String[] {"--group", "g", "-h"})).isTrue();
+        assertThat(ArbiterMain.asksForHelp(new String[] {"--group", "g"})).isFalse();
+        assertThat(ArbiterMain.asksForHelp(new String[0])).isFalse();
+    }
 }
