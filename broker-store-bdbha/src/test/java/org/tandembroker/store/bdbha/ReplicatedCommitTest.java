@@ -82,7 +82,7 @@ class ReplicatedCommitTest {
     }
 
     @Test
-    void aMasterCommitReportsItsCommitRecordOnItsOwnThreadWhileCommittingAndOnlyWhenWatched() {
+    void aMasterCommitReportsItsCommitRecordOnItsOwnThreadWhileCommittingOnlyWhenWatchedAndNeverFailsForIt() {
         Node master = group.start("master").awaitActive(); // the master session installed the hook
         group.start("replica").awaitRedirectTo(master);
         StoreDatabases databases = StoreDatabases.open(master.store.environment().orElseThrow(),
@@ -105,6 +105,12 @@ class ReplicatedCommitTest {
             assertThat(reported).containsExactly(watched);
             assertThat(reportedOn).containsExactly(Thread.currentThread());
             assertThat(unwatched).isGreaterThan(watched);
+
+            long despiteAFailingListener = CommitLoggedHook.whileCommitting(position -> {
+                throw new IllegalStateException("listener broken");
+            }, () -> databases.applyAt(List.of(new ChangeSet(List.of(new ChangeSet.Enqueue(HaGroup.QUEUE, 1_000_003)))),
+                    acknowledged));
+            assertThat(despiteAFailingListener).as("the commit goes on").isGreaterThan(unwatched);
         } finally {
             databases.close();
         }
