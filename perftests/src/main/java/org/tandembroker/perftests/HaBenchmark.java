@@ -2,6 +2,7 @@ package org.tandembroker.perftests;
 
 import jakarta.jms.Connection;
 import jakarta.jms.DeliveryMode;
+import jakarta.jms.JMSException;
 import jakarta.jms.Message;
 import jakarta.jms.MessageConsumer;
 import jakarta.jms.MessageProducer;
@@ -352,33 +353,37 @@ public final class HaBenchmark implements Callable<Integer> {
             MessageConsumer consumer = session.createConsumer(queue);
             // Warm-up: at least 1,000 round trips and at least --warmup, so that the JIT has compiled the broker's
             // hot paths (it still compiles 25 s after start-up; docs/performance.md).
-            int warm = Math.min(1000, roundTrips);
+            int sequence = 0;
             long warmUntil = System.nanoTime() + warmUp.toNanos();
-            for (int done = 0; done < warm || System.nanoTime() - warmUntil < 0; done++) {
-                producer.send(clients.message(session, 0, done));
-                if (consumer.receive(30_000) == null) {
-                    throw new IllegalStateException("warm-up round trip " + done + ": nothing received in 30 s");
-                }
-                if (done % 500 == 0) {
-                    progress.update(String.format(Locale.ROOT, "warm-up %,d round trips, %d s left", done,
+            while (sequence < Math.min(1000, roundTrips) || System.nanoTime() - warmUntil < 0) {
+                roundTripMicros(clients, session, producer, consumer, sequence);
+                if (sequence++ % 500 == 0) {
+                    progress.update(String.format(Locale.ROOT, "warm-up %,d round trips, %d s left", sequence,
                             Math.max(0, (warmUntil - System.nanoTime()) / 1_000_000_000L)));
                 }
             }
-            for (int i = warm; i < warm + roundTrips; i++) {
-                long start = System.nanoTime();
-                producer.send(clients.message(session, 0, i));
-                Message received = consumer.receive(30_000);
-                long micros = (System.nanoTime() - start) / 1000;
-                if (received == null) {
-                    throw new IllegalStateException("round trip " + i + ": nothing received in 30 s");
-                }
+            for (int measured = 0; measured < roundTrips; measured++) {
+                long micros = roundTripMicros(clients, session, producer, consumer, sequence++);
                 histogram.recordValue(Math.min(micros, histogram.getHighestTrackableValue()));
-                if (i % 500 == 0) {
-                    progress.update(String.format(Locale.ROOT, "measuring %,d of %,d", i - warm, roundTrips));
+                if (measured % 500 == 0) {
+                    progress.update(String.format(Locale.ROOT, "measuring %,d of %,d", measured, roundTrips));
                 }
             }
         }
         return histogram;
+    }
+
+    /** Sends one persistent message synchronously and receives it; returns the time that took. */
+    private static long roundTripMicros(Clients clients, Session session, MessageProducer producer,
+                                        MessageConsumer consumer, int sequence) throws JMSException {
+        long start = System.nanoTime();
+        producer.send(clients.message(session, 0, sequence));
+        Message received = consumer.receive(30_000);
+        long micros = (System.nanoTime() - start) / 1000;
+        if (received == null) {
+            throw new IllegalStateException("round trip " + sequence + ": nothing received in 30 s");
+        }
+        return micros;
     }
 
     /** One row per setup: percentiles in ms, and the target verdict on the HA default row. */
