@@ -139,8 +139,9 @@ public final class CoalescingCommitter<T> implements AutoCloseable {
             return new Outcome<>(null, null, position);
         }
 
+        /** A notice has a position; the poison pill, the other outcome without a submission, has none. */
         boolean isLoggedNotice() {
-            return pending == null;
+            return pending == null && position != NO_POSITION;
         }
 
         boolean awaitsFlush() {
