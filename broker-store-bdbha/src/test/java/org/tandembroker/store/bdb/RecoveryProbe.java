@@ -100,38 +100,27 @@ public final class RecoveryProbe {
             DatabaseConfig dbConfig = new DatabaseConfig().setTransactional(true);
             try (Database metadata = env.openDatabase(null, StoreDatabases.METADATA_DB, dbConfig);
                  Database entries = env.openDatabase(null, StoreDatabases.ENTRIES_DB, dbConfig)) {
-                long start = System.nanoTime();
-                int n = scan(metadata, false);
-                System.out.printf("raw metadata scan (key+value, READ_COMMITTED cursor): %d in %.3f s%n", n,
-                        seconds(start));
-                start = System.nanoTime();
-                n = scan(entries, true);
-                System.out.printf("raw entry scan (keys only, READ_COMMITTED cursor):    %d in %.3f s%n", n,
-                        seconds(start));
-                start = System.nanoTime();
-                n = scan(metadata, false);
-                System.out.printf("raw metadata scan again (warm JE cache):              %d in %.3f s%n", n,
-                        seconds(start));
-                start = System.nanoTime();
-                n = scan(entries, true);
-                System.out.printf("raw entry scan again (warm JE cache):                 %d in %.3f s%n", n,
-                        seconds(start));
+                timedScan("raw metadata scan (key+value, READ_COMMITTED cursor):", () -> scan(metadata, false));
+                timedScan("raw entry scan (keys only, READ_COMMITTED cursor):   ", () -> scan(entries, true));
+                timedScan("raw metadata scan again (warm JE cache):             ", () -> scan(metadata, false));
+                timedScan("raw entry scan again (warm JE cache):                ", () -> scan(entries, true));
             }
         }
         try (Environment env = environment(fixture)) {
             DatabaseConfig dbConfig = new DatabaseConfig().setTransactional(true);
             try (Database metadata = env.openDatabase(null, StoreDatabases.METADATA_DB, dbConfig);
                  Database entries = env.openDatabase(null, StoreDatabases.ENTRIES_DB, dbConfig)) {
-                long start = System.nanoTime();
-                int n = diskOrdered(metadata, false);
-                System.out.printf("DiskOrderedCursor metadata (key+value), cold:          %d in %.3f s%n", n,
-                        seconds(start));
-                start = System.nanoTime();
-                n = diskOrdered(entries, true);
-                System.out.printf("DiskOrderedCursor entries (keys only), cold:           %d in %.3f s%n", n,
-                        seconds(start));
+                timedScan("DiskOrderedCursor metadata (key+value), cold:         ", () -> diskOrdered(metadata, false));
+                timedScan("DiskOrderedCursor entries (keys only), cold:          ", () -> diskOrdered(entries, true));
             }
         }
+    }
+
+    /** Runs one scan and prints how many records it read and how long it took. */
+    private static void timedScan(String label, java.util.function.IntSupplier scan) {
+        long start = System.nanoTime();
+        int records = scan.getAsInt();
+        System.out.printf("%s %d in %.3f s%n", label, records, seconds(start));
     }
 
     private static int scan(Database database, boolean keysOnly) {
