@@ -1,7 +1,9 @@
 package org.tandembroker.store.bdb.commit;
 
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -527,6 +529,7 @@ public final class CoalescingCommitter<T> implements AutoCloseable {
         List<Outcome<T>> batch = new ArrayList<>();
         List<Outcome<T>> awaiting = new ArrayList<>();
         Map<Long, Outcome<T>> finished = new HashMap<>();
+        RecentFlushes recentFlushes = new RecentFlushes();
         long nextToComplete = 0;
         long durable = NO_POSITION;
         boolean stop = false;
@@ -538,7 +541,7 @@ public final class CoalescingCommitter<T> implements AutoCloseable {
             for (Outcome<T> outcome : batch) {
                 if (outcome.isLoggedNotice()) {
                     loggedAboveDurable |= outcome.position() > durable;
-                } else if (!outcome.awaitsFlush() || covered(outcome, durable)) {
+                } else if (!outcome.awaitsFlush() || covered(outcome, durable, recentFlushes)) {
                     finished.put(outcome.pending().sequence(), outcome);
                 } else {
                     awaiting.add(outcome);
@@ -555,6 +558,7 @@ public final class CoalescingCommitter<T> implements AutoCloseable {
                     largestBatch.accumulateAndGet(awaiting.size(), Math::max);
                     if (end != NO_POSITION) {
                         durable = Math.max(durable, end);
+                        recentFlushes.flushed(durable, awaiting.size());
                     }
                 } catch (Throwable e) {
                     // A failed flush made nothing durable; a commit whose notice started it waits for the next one.
@@ -579,13 +583,44 @@ public final class CoalescingCommitter<T> implements AutoCloseable {
     }
 
     /** True when a finished flush already made {@code outcome}'s commit record durable. */
-    private boolean covered(Outcome<T> outcome, long durable) {
+    private boolean covered(Outcome<T> outcome, long durable, RecentFlushes recentFlushes) {
         if (outcome.position() == NO_POSITION || durable == NO_POSITION || outcome.position() > durable) {
             return false;
         }
         earlyDurable.incrementAndGet();
         flushedCommits.incrementAndGet();
+        largestBatch.accumulateAndGet(recentFlushes.countCovered(outcome.position()), Math::max);
         return true;
+    }
+
+    /**
+     * Flusher thread: the last flushes and how many commits each made durable, so that a commit found covered
+     * when its transaction returns counts for the flush that covered it (the first whose end is at or beyond its
+     * record), not only the commits that waited for a flush.
+     */
+    private static final class RecentFlushes {
+        private static final int KEPT = 64;
+        private final ArrayDeque<long[]> endAndCount = new ArrayDeque<>();
+
+        void flushed(long end, int commitsWaiting) {
+            if (endAndCount.size() == KEPT) {
+                endAndCount.removeFirst();
+            }
+            endAndCount.addLast(new long[] {end, commitsWaiting});
+        }
+
+        /** Counts a commit for the flush that covered {@code position}; returns that flush's count (0: unknown). */
+        long countCovered(long position) {
+            long[] covering = null;
+            for (Iterator<long[]> newestFirst = endAndCount.descendingIterator(); newestFirst.hasNext(); ) {
+                long[] flush = newestFirst.next();
+                if (flush[0] < position) {
+                    break;
+                }
+                covering = flush;
+            }
+            return covering == null ? 0 : ++covering[1];
+        }
     }
 
     private void complete(Outcome<T> outcome) {

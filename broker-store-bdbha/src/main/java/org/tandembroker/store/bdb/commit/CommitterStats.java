@@ -8,7 +8,8 @@ package org.tandembroker.store.bdb.commit;
  * @param flushes        coalesced flushes (fsyncs requested by the committer) that succeeded
  * @param flushedCommits commits made durable by those flushes (including those a flush covered before their
  *                       transaction returned)
- * @param largestBatch   most commits made durable by one flush
+ * @param largestBatch   most commits made durable by one flush (a commit that a flush covered before its
+ *                       transaction returned counts for that flush)
  * @param queued         submissions waiting to be applied when the snapshot was taken
  * @param transactions   transactions committed; fewer than the submissions they carried when an applier pool
  *                       batches several submissions into one transaction

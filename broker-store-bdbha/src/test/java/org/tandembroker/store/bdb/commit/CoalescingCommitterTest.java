@@ -495,6 +495,7 @@ class CoalescingCommitterTest {
         assertThat(fast).succeedsWithin(DEADLINE);
         assertThat(flushCalls.get()).isEqualTo(1);
         assertThat(committer.stats().earlyDurable()).isEqualTo(1);
+        assertThat(committer.stats().largestBatch()).as("commits made durable by the one flush").isEqualTo(2);
     }
 
     @Test
@@ -541,6 +542,7 @@ class CoalescingCommitterTest {
         assertThat(commit).succeedsWithin(DEADLINE); // ... and is not repeated after it
         assertThat(flushCalls.get()).isEqualTo(1);
         assertThat(committer.stats().earlyDurable()).isEqualTo(1);
+        assertThat(committer.stats().largestBatch()).as("the flush that ran during the wait counts it").isEqualTo(1);
     }
 
     @Test
