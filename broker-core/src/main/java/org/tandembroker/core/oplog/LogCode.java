@@ -49,7 +49,8 @@ public enum LogCode {
     HA_1003("HA-1003", "Environment restart : node {0} : {1}"),
     HA_1004("HA-1004", "Rolled back : node {0} : {1}"),
     HA_1005("HA-1005", "Quorum : node {0} : {1}"),
-    HA_1006("HA-1006", "Network restore : node {0} : {1}");
+    HA_1006("HA-1006", "Network restore : node {0} : {1}"),
+    HA_1007("HA-1007", "Hand-over : node {0} : {1}");
 
     private final String code;
     private final String pattern;

@@ -8,6 +8,7 @@ import java.util.concurrent.CompletableFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.tandembroker.core.BrokerException;
+import org.tandembroker.core.oplog.LogCode;
 import org.tandembroker.core.oplog.OperationalLog;
 import org.tandembroker.store.bdb.ChangeSet;
 import org.tandembroker.store.bdb.StoreDatabases;
@@ -64,14 +65,16 @@ final class MasterSession implements AutoCloseable {
     }
 
     private final ReplicatedStoreSettings settings;
+    private final OperationalLog operationalLog;
     private final StoreDatabases databases;
     private final StoreHealth health;
     private final CoalescingCommitter<ChangeSet> committer;
     private final QuorumHeartbeat heartbeat;
 
-    private MasterSession(ReplicatedStoreSettings settings, StoreDatabases databases, StoreHealth health,
-                          CoalescingCommitter<ChangeSet> committer, QuorumHeartbeat heartbeat) {
+    private MasterSession(ReplicatedStoreSettings settings, OperationalLog operationalLog, StoreDatabases databases,
+                          StoreHealth health, CoalescingCommitter<ChangeSet> committer, QuorumHeartbeat heartbeat) {
         this.settings = settings;
+        this.operationalLog = operationalLog;
         this.databases = databases;
         this.health = health;
         this.committer = committer;
@@ -110,7 +113,7 @@ final class MasterSession implements AutoCloseable {
                         }
                     }, outcomes);
             committer.start();
-            return new MasterSession(settings, databases, health, committer, heartbeat);
+            return new MasterSession(settings, operationalLog, databases, health, committer, heartbeat);
         } catch (RuntimeException e) {
             if (heartbeat != null) {
                 heartbeat.close();
@@ -147,12 +150,37 @@ final class MasterSession implements AutoCloseable {
         return committer.runsOn(thread) || heartbeat.runsOn(thread);
     }
 
+    /** Closes the session of a node that is no longer master (or must restart): nothing more can replicate. */
     @Override
     public void close() {
-        committer.close();
-        LOG.info("{}: master session ends: {}", settings.virtualHostName(), committer.stats().summary());
+        endCommits();
         heartbeat.close();
         databases.close();
+    }
+
+    /**
+     * Closes the session of a node that is still master while its store closes (the broker stops): after the
+     * last commit, waits until a majority has acknowledged everything this master logged (at most JE's
+     * acknowledgement timeouts; {@link QuorumHeartbeat#handOver}), so that the node that serves next does not
+     * deliver again the messages that consumers acknowledged in the last moments. {@code HA-1007} says whether
+     * that was confirmed.
+     */
+    void closeHandingOver() {
+        endCommits();
+        long start = System.nanoTime();
+        Optional<String> notAcknowledged = heartbeat.handOver();
+        long millis = (System.nanoTime() - start) / 1_000_000;
+        operationalLog.log(LogCode.HA_1007, settings.nodeName(), notAcknowledged
+                .map(why -> "not confirmed (" + why + "); if another node serves next, it may deliver again "
+                        + "messages whose removal had not reached it")
+                .orElse("a majority acknowledged everything this master committed (" + millis + " ms)"));
+        heartbeat.close();
+        databases.close();
+    }
+
+    private void endCommits() {
+        committer.close();
+        LOG.info("{}: master session ends: {}", settings.virtualHostName(), committer.stats().summary());
     }
 
     /** Replication's exceptions first, then the standalone store's handling (disk full and the rest). */

@@ -11,7 +11,10 @@ import com.sleepycat.je.rep.ReplicatedEnvironment;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Optional;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -98,13 +101,8 @@ final class QuorumHeartbeat implements AutoCloseable {
         if (stopped) {
             return;
         }
-        Transaction txn = null;
         try {
-            txn = environment.beginTransaction(null, new TransactionConfig().setDurability(MAJORITY));
-            database.put(txn, new DatabaseEntry(KEY),
-                    new DatabaseEntry(ByteBuffer.allocate(Long.BYTES).putLong(System.currentTimeMillis()).array()));
-            txn.commit();
-            txn = null;
+            commitBeat();
             diskFullLogged = false;
             if (!Boolean.TRUE.equals(quorum)) {
                 quorum = true;
@@ -140,10 +138,63 @@ final class QuorumHeartbeat implements AutoCloseable {
                     }
                 }
             }
+        }
+    }
+
+    /** One majority-acknowledged transaction; throws JE's exception when it is not acknowledged. */
+    private void commitBeat() {
+        Transaction txn = environment.beginTransaction(null, new TransactionConfig().setDurability(MAJORITY));
+        try {
+            database.put(txn, new DatabaseEntry(KEY),
+                    new DatabaseEntry(ByteBuffer.allocate(Long.BYTES).putLong(System.currentTimeMillis()).array()));
+            txn.commit();
+            txn = null;
         } finally {
             if (txn != null) {
                 abortQuietly(txn);
             }
+        }
+    }
+
+    /**
+     * The last beat of a master that stops while it is still master, made after its last commit: once a majority
+     * has acknowledged it, that majority holds everything this master logged before it, including the consumers'
+     * removals, which commit without waiting for acknowledgements, because the replication stream is ordered. A
+     * replica that becomes master next then does not deliver those messages again. Runs on the heartbeat thread,
+     * after a beat in progress, and waits at most JE's acknowledgement timeouts. Not tried when the last beat had
+     * found the quorum lost or the node is no longer master.
+     *
+     * @return why a majority did not acknowledge it, or empty when it did
+     */
+    Optional<String> handOver() {
+        Future<Optional<String>> lastBeat;
+        try {
+            lastBeat = thread.submit(this::lastBeat);
+        } catch (RejectedExecutionException e) {
+            return Optional.of("the quorum heartbeat had stopped");
+        }
+        try {
+            return lastBeat.get();
+        } catch (ExecutionException e) {
+            return Optional.of(e.getCause().toString());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return Optional.of("interrupted while waiting for the acknowledgement");
+        }
+    }
+
+    private Optional<String> lastBeat() {
+        if (stopped) {
+            return Optional.of("this node is no longer a master that may write");
+        }
+        if (Boolean.FALSE.equals(quorum)) {
+            return Optional.of("this master had lost its quorum");
+        }
+        try {
+            commitBeat();
+            return Optional.empty();
+        } catch (RuntimeException e) {
+            return Optional.of(ReplicationFailures.firstLine(e));
         }
     }
 

@@ -210,7 +210,11 @@ public final class ReplicatedMessageStore implements MessageStore {
             Thread.currentThread().interrupt();
         }
         try {
-            current.close();
+            if (closing) {
+                current.closeHandingOver(); // still master: the broker stops (a role change or failure is not this)
+            } else {
+                current.close();
+            }
         } catch (RuntimeException e) {
             LOG.warn("{}: closing the master session reported: {}", name, ReplicationFailures.firstLine(e));
         }
