@@ -37,7 +37,8 @@ import org.tandembroker.store.bdb.commit.CommitterStats;
  * <p><b>Threads.</b> Made and closed on the facade thread. The databases are read by the store's reader thread
  * and the virtual host's recovery; the committer and heartbeat have their own threads. {@link #close()} stops the
  * committer (in-flight commits finish or fail), then the heartbeat, then closes the databases; the store makes
- * sure no read is in flight first.
+ * sure no read is in flight first. {@link #closeHandingOver()}, for a master whose broker stops, waits between the
+ * committer and the heartbeat until a majority has acknowledged everything committed.
  */
 final class MasterSession implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(MasterSession.class);
