@@ -449,9 +449,21 @@ class CoalescingCommitterTest {
         assertThat(failureKind(bad)).isEqualTo(ErrorKind.INTERNAL_ERROR);
         assertThat(committer.submit("later", true)).succeedsWithin(DEADLINE);
     }
-    /** A fake log: appliers move its end, flushes make everything up to the end seen at their start durable. */
+    /**
+     * A fake log: appliers move its end, flushes make everything up to the end seen at their start durable. The
+     * first flush runs {@code firstFlush} (to hold it, or to fail it by throwing).
+     */
     private final class FakeLog implements CoalescingCommitter.FlushableLog {
         private final java.util.concurrent.atomic.AtomicLong end = new java.util.concurrent.atomic.AtomicLong(-1);
+        private final Runnable firstFlush;
+
+        FakeLog() {
+            this(() -> { });
+        }
+
+        FakeLog(Runnable firstFlush) {
+            this.firstFlush = firstFlush;
+        }
 
         long append() {
             return end.incrementAndGet();
@@ -464,7 +476,9 @@ class CoalescingCommitterTest {
 
         @Override
         public void flush() {
-            flushCalls.incrementAndGet();
+            if (flushCalls.incrementAndGet() == 1) {
+                firstFlush.run();
+            }
         }
     }
 
@@ -547,23 +561,12 @@ class CoalescingCommitterTest {
 
     @Test
     void whenTheFlushStartedForALoggedCommitFailsTheCommitWaitsForAFlushThatSucceeds() {
-        FakeLog log = new FakeLog();
+        FakeLog firstFlushFails = new FakeLog(() -> {
+            throw new IllegalStateException("disk hiccup");
+        });
         CountDownLatch acknowledged = new CountDownLatch(1);
-        CoalescingCommitter.FlushableLog firstFlushFails = new CoalescingCommitter.FlushableLog() {
-            @Override
-            public long end() {
-                return log.end();
-            }
-
-            @Override
-            public void flush() {
-                if (flushCalls.incrementAndGet() == 1) {
-                    throw new IllegalStateException("disk hiccup");
-                }
-            }
-        };
         committer = CoalescingCommitter.positionedApplierPool("pos-test", 1, 8, (batch, logged) -> {
-            long position = log.append();
+            long position = firstFlushFails.append();
             logged.accept(position);
             awaitLatch(acknowledged);
             return position;
@@ -597,25 +600,14 @@ class CoalescingCommitterTest {
 
     @Test
     void aCommitLoggedAfterTheLastFlushStartedWaitsForTheNextFlush() {
-        FakeLog log = new FakeLog();
         CountDownLatch releaseFirstFlush = new CountDownLatch(1);
         CountDownLatch firstFlushRunning = new CountDownLatch(1);
-        CoalescingCommitter.FlushableLog slowFirstFlush = new CoalescingCommitter.FlushableLog() {
-            @Override
-            public long end() {
-                return log.end();
-            }
-
-            @Override
-            public void flush() {
-                if (flushCalls.incrementAndGet() == 1) {
-                    firstFlushRunning.countDown();
-                    awaitLatch(releaseFirstFlush);
-                }
-            }
-        };
+        FakeLog log = new FakeLog(() -> {
+            firstFlushRunning.countDown();
+            awaitLatch(releaseFirstFlush);
+        });
         committer = CoalescingCommitter.positionedApplierPool("pos-test", 2, 8, (batch, logged) -> log.append(),
-                slowFirstFlush, CoalescingCommitter.Outcomes.passThrough());
+                log, CoalescingCommitter.Outcomes.passThrough());
         committer.start();
 
         CompletableFuture<Void> first = committer.submit("first", true);
