@@ -1,0 +1,72 @@
+package org.tandembroker.core.exec;
+
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Waits that must finish even when the waiting thread is interrupted (closing a store must not leave its
+ * threads running), and that then restore the thread's interrupt status for its caller to see.
+ */
+public final class Uninterruptibly {
+    private Uninterruptibly() {
+    }
+
+    /** The future's value; an interrupt while waiting is remembered and re-asserted afterwards. */
+    public static <T> T get(Future<T> future) throws ExecutionException {
+        boolean interrupted = false;
+        try {
+            while (true) {
+                try {
+                    return future.get();
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /** Waits until every task of a shut-down executor has ended. */
+    public static void awaitTermination(ExecutorService executor) {
+        boolean interrupted = false;
+        try {
+            while (true) {
+                try {
+                    if (executor.awaitTermination(1, TimeUnit.MINUTES)) {
+                        return;
+                    }
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /** Waits until the thread has ended. */
+    public static void join(Thread thread) {
+        boolean interrupted = false;
+        try {
+            while (true) {
+                try {
+                    thread.join();
+                    return;
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+}
