@@ -12,7 +12,7 @@ import org.tandembroker.core.BrokerException;
 import org.tandembroker.core.ErrorKind;
 import org.tandembroker.core.oplog.LogCode;
 import org.tandembroker.core.oplog.OperationalLog;
-import org.tandembroker.store.bdb.commit.CoalescingCommitter;
+import org.tandembroker.store.bdb.commit.CommitOutcomes;
 
 /**
  * Turns JE failures of commits into {@link BrokerException}s and tracks whether the store can write: a full disk
@@ -25,7 +25,7 @@ import org.tandembroker.store.bdb.commit.CoalescingCommitter;
  * <p><b>Threads.</b> Called on the committer thread(s); read by any thread through {@link #diskFull()} and
  * {@link #environmentFailure()}. State is two atomics, so a pool of committer threads may share it.
  */
-public final class StoreHealth implements CoalescingCommitter.Outcomes {
+public final class StoreHealth implements CommitOutcomes {
     private static final Logger LOG = LoggerFactory.getLogger(StoreHealth.class);
 
     private final String storeName;

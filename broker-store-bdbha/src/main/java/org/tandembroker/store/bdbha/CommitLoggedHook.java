@@ -13,7 +13,7 @@ import org.slf4j.LoggerFactory;
 /**
  * Tells a committing thread the moment its replicated transaction's commit record is in the log, before JE
  * waits for the replicas' acknowledgements, so that the group commit's fsync can run during that wait instead
- * of after it (see {@code CoalescingCommitter.PositionedApplier}).
+ * of after it (see {@code BatchApplier}).
  *
  * <p>JE 18.3 has no public callback between writing a master's commit record and awaiting its acknowledgements.
  * It creates every master transaction through {@code MasterTxn}'s factory, which it lets tests replace; {@link

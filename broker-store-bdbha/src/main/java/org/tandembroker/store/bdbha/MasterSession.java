@@ -14,6 +14,8 @@ import org.tandembroker.store.bdb.ChangeSet;
 import org.tandembroker.store.bdb.StoreDatabases;
 import org.tandembroker.store.bdb.StoreHealth;
 import org.tandembroker.store.bdb.commit.CoalescingCommitter;
+import org.tandembroker.store.bdb.commit.CommitOutcomes;
+import org.tandembroker.store.bdb.commit.FlushableLog;
 import org.tandembroker.store.bdb.commit.CommitterStats;
 
 /**
@@ -98,21 +100,11 @@ final class MasterSession implements AutoCloseable {
             Durability dataDurability = settings.commitDurability();
             // Ordered submissions are data commits, unordered ones removals (see commit()): a batch is one or the
             // other, never both, so it takes the durability of its first change set.
-            CoalescingCommitter<ChangeSet> committer = CoalescingCommitter.positionedApplierPool(
+            CoalescingCommitter<ChangeSet> committer = CoalescingCommitter.applierPool(
                     "ha-committer-" + settings.virtualHostName(), APPLIERS, MAX_BATCH,
                     (batch, logged) -> CommitLoggedHook.whileCommitting(logged, () -> databases.applyAt(batch,
                             batch.get(0).removalOnly() ? REMOVAL_DURABILITY : dataDurability)),
-                    new CoalescingCommitter.FlushableLog() {
-                        @Override
-                        public long end() {
-                            return databases.logEnd();
-                        }
-
-                        @Override
-                        public void flush() {
-                            databases.flushLog();
-                        }
-                    }, outcomes);
+                    FlushableLog.of(databases::logEnd, databases::flushLog), outcomes);
             committer.start();
             return new MasterSession(settings, operationalLog, databases, health, committer, heartbeat);
         } catch (RuntimeException e) {
@@ -186,7 +178,7 @@ final class MasterSession implements AutoCloseable {
 
     /** Replication's exceptions first, then the standalone store's handling (disk full and the rest). */
     private record Outcomes(String nodeName, StoreHealth health, NodeEvents events)
-            implements CoalescingCommitter.Outcomes {
+            implements CommitOutcomes {
 
         @Override
         public void succeeded() {

@@ -3,267 +3,50 @@ package org.tandembroker.store.bdb.commit;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterEach;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 import org.tandembroker.core.BrokerException;
 import org.tandembroker.core.ErrorKind;
 
-/** The committer's batching and life cycle, with fake seams instead of JE. */
-class CoalescingCommitterTest {
-    private static final Duration DEADLINE = Duration.ofSeconds(20);
+/** The replicated store's committer: concurrent appliers, batches, completion order and flushes that overlap. */
+class ApplierPoolCommitterTest extends CommitterFixture {
 
-    private final Set<String> applierThreads = ConcurrentHashMap.newKeySet();
-    private final List<String> applied = java.util.Collections.synchronizedList(new ArrayList<>());
-    private final AtomicInteger flushCalls = new AtomicInteger();
-    private final CountDownLatch firstFlushStarted = new CountDownLatch(1);
-    private final CountDownLatch releaseFirstFlush = new CountDownLatch(1);
-    private CoalescingCommitter<String> committer;
-
-    @AfterEach
-    void closeCommitter() {
-        releaseFirstFlush.countDown();
-        if (committer != null) {
-            committer.close();
-        }
-    }
-
-    private void apply(String work) {
-        applierThreads.add(Thread.currentThread().getName());
-        if (work.startsWith("bad")) {
-            throw new IllegalStateException("cannot apply " + work);
-        }
-        applied.add(work);
-    }
-
-    /** The first flush blocks until released, so that later commits pile up behind it. */
-    private void blockingFirstFlush() {
-        if (flushCalls.incrementAndGet() == 1) {
-            firstFlushStarted.countDown();
-            awaitLatch(releaseFirstFlush);
-        }
-    }
-
-    private static void awaitLatch(CountDownLatch latch) {
-        try {
-            if (!latch.await(DEADLINE.toSeconds(), TimeUnit.SECONDS)) {
-                throw new IllegalStateException("latch not released in time");
-            }
-        } catch (InterruptedException e) {
-            throw new IllegalStateException(e);
-        }
-    }
-
-    private static CoalescingCommitter.Outcomes wrapping() {
-        return new CoalescingCommitter.Outcomes() {
-            @Override
-            public void succeeded() {
-            }
-
-            @Override
-            public Throwable failed(Throwable cause) {
-                return new BrokerException(ErrorKind.INTERNAL_ERROR, "translated: " + cause.getMessage(), cause);
-            }
+    /** An applier that commits one submission per transaction and knows no log positions. */
+    private static BatchApplier<String> eachAlone(Consumer<String> applier) {
+        return (batch, logged) -> {
+            applier.accept(batch.get(0));
+            return CoalescingCommitter.NO_POSITION;
         };
     }
 
-    private static ErrorKind failureKind(CompletableFuture<Void> future) {
-        assertThat(future).failsWithin(DEADLINE);
-        return BrokerException.from(future.handle((v, e) -> e).join()).kind();
+    /** An applier that commits a batch and knows no log positions. */
+    private static BatchApplier<String> unpositioned(Consumer<List<String>> applier) {
+        return (batch, logged) -> {
+            applier.accept(batch);
+            return CoalescingCommitter.NO_POSITION;
+        };
     }
 
-    @Test
-    void commitsArrivingDuringAFlushShareTheNextFlush() throws Exception {
-        committer = CoalescingCommitter.singleThread("committer-test", this::apply, this::blockingFirstFlush,
-                CoalescingCommitter.Outcomes.passThrough());
-        committer.start();
-
-        CompletableFuture<Void> first = committer.submit("m0", true);
-        awaitLatch(firstFlushStarted);
-        List<CompletableFuture<Void>> waiting = new ArrayList<>();
-        for (int i = 1; i <= 10; i++) {
-            waiting.add(committer.submit("m" + i, true));
-        }
-        assertThat(waiting).noneMatch(CompletableFuture::isDone);
-        releaseFirstFlush.countDown();
-
-        assertThat(first).succeedsWithin(DEADLINE);
-        waiting.forEach(future -> assertThat(future).succeedsWithin(DEADLINE));
-        CommitterStats stats = committer.stats();
-        assertThat(stats.flushes()).isEqualTo(2);
-        assertThat(stats.commits()).isEqualTo(11);
-        assertThat(stats.largestBatch()).isEqualTo(10);
-        assertThat(stats.averageBatchSize()).isEqualTo(5.5);
-        assertThat(applied).containsExactly("m0", "m1", "m2", "m3", "m4", "m5", "m6", "m7", "m8", "m9", "m10");
-    }
-
-    @Test
-    void commitsThatNeedNoFlushCompleteWithoutOne() {
-        committer = CoalescingCommitter.singleThread("committer-test", this::apply, flushCalls::incrementAndGet,
-                CoalescingCommitter.Outcomes.passThrough());
-        committer.start();
-
-        List<CompletableFuture<Void>> futures = new ArrayList<>();
-        for (int i = 0; i < 5; i++) {
-            futures.add(committer.submit("removal" + i, false));
-        }
-
-        futures.forEach(future -> assertThat(future).succeedsWithin(DEADLINE));
-        assertThat(flushCalls).hasValue(0);
-        assertThat(committer.stats().commits()).isEqualTo(5);
-        assertThat(committer.stats().flushes()).isZero();
-    }
-
-    @Test
-    void futuresCompleteOnTheCommitterThreadNeverTheCallers() {
-        CountDownLatch release = new CountDownLatch(1);
-        committer = CoalescingCommitter.singleThread("committer-test", work -> awaitLatch(release),
-                () -> { }, CoalescingCommitter.Outcomes.passThrough());
-        committer.start();
-
-        CompletableFuture<String> completedOn = committer.submit("m", true)
-                .thenApply(v -> Thread.currentThread().getName());
-        release.countDown();
-
-        assertThat(completedOn).succeedsWithin(DEADLINE).isEqualTo("committer-test");
-    }
-
-    @Test
-    void aFailedApplyFailsOnlyItsOwnCommitWithTheTranslatedError() {
-        committer = CoalescingCommitter.singleThread("committer-test", this::apply, flushCalls::incrementAndGet,
-                wrapping());
-        committer.start();
-
-        CompletableFuture<Void> good1 = committer.submit("good1", true);
-        CompletableFuture<Void> bad = committer.submit("bad", true);
-        CompletableFuture<Void> good2 = committer.submit("good2", true);
-
-        assertThat(good1).succeedsWithin(DEADLINE);
-        assertThat(good2).succeedsWithin(DEADLINE);
-        assertThat(failureKind(bad)).isEqualTo(ErrorKind.INTERNAL_ERROR);
-        assertThat(bad.handle((v, e) -> BrokerException.from(e).getMessage()).join())
-                .isEqualTo("translated: cannot apply bad");
-        assertThat(committer.stats().failures()).isEqualTo(1);
-        assertThat(committer.stats().commits()).isEqualTo(2);
-    }
-
-    @Test
-    void aFailedFlushFailsEveryCommitOfItsBatch() throws Exception {
-        committer = CoalescingCommitter.singleThread("committer-test", this::apply, () -> {
-            blockingFirstFlush();
-            if (flushCalls.get() == 2) {
-                throw new IllegalStateException("fsync failed");
-            }
-        }, wrapping());
-        committer.start();
-
-        CompletableFuture<Void> first = committer.submit("m0", true);
-        awaitLatch(firstFlushStarted);
-        CompletableFuture<Void> second = committer.submit("m1", true);
-        CompletableFuture<Void> third = committer.submit("m2", true);
-        releaseFirstFlush.countDown();
-
-        assertThat(first).succeedsWithin(DEADLINE);
-        assertThat(failureKind(second)).isEqualTo(ErrorKind.INTERNAL_ERROR);
-        assertThat(failureKind(third)).isEqualTo(ErrorKind.INTERNAL_ERROR);
-        assertThat(committer.submit("m3", true)).succeedsWithin(DEADLINE);
-        assertThat(committer.stats().failures()).isEqualTo(2);
-    }
-
-    @Test
-    void outcomesHearOfEverySuccessAndFailure() {
-        List<String> heard = java.util.Collections.synchronizedList(new ArrayList<>());
-        committer = CoalescingCommitter.singleThread("committer-test", this::apply, () -> { },
-                new CoalescingCommitter.Outcomes() {
-                    @Override
-                    public void succeeded() {
-                        heard.add("ok");
-                    }
-
-                    @Override
-                    public Throwable failed(Throwable cause) {
-                        heard.add("failed");
-                        return cause;
-                    }
-                });
-        committer.start();
-
-        assertThat(committer.submit("bad", true)).failsWithin(DEADLINE);
-        assertThat(committer.submit("good", true)).succeedsWithin(DEADLINE);
-
-        assertThat(heard).containsExactly("failed", "ok");
-    }
-
-    @Test
-    void closeFailsQueuedCommitsWithNotActiveAndCompletesTheOneBeingApplied() {
-        CountDownLatch applying = new CountDownLatch(1);
-        CountDownLatch release = new CountDownLatch(1);
-        committer = CoalescingCommitter.singleThread("committer-test", work -> {
-            if (work.equals("first")) {
-                applying.countDown();
-                awaitLatch(release);
-            }
-        }, () -> { }, CoalescingCommitter.Outcomes.passThrough());
-        committer.start();
-        CompletableFuture<Void> first = committer.submit("first", true);
-        awaitLatch(applying);
-        List<CompletableFuture<Void>> queued = new ArrayList<>();
-        for (int i = 0; i < 5; i++) {
-            queued.add(committer.submit("queued" + i, true));
-        }
-
-        Thread closer = new Thread(committer::close, "closer");
-        closer.start();
-        await().atMost(DEADLINE).until(() -> closer.getState() == Thread.State.WAITING);
-        release.countDown();
-
-        assertThat(first).succeedsWithin(DEADLINE);
-        queued.forEach(future -> assertThat(failureKind(future)).isEqualTo(ErrorKind.NOT_ACTIVE));
-        await().atMost(DEADLINE).until(() -> !closer.isAlive());
-    }
-
-    @Test
-    void submitAfterCloseFailsWithNotActiveAndCloseIsIdempotent() {
-        committer = CoalescingCommitter.singleThread("committer-test", this::apply, () -> { },
-                CoalescingCommitter.Outcomes.passThrough());
-        committer.start();
-        committer.close();
-        committer.close();
-
-        assertThat(failureKind(committer.submit("late", true))).isEqualTo(ErrorKind.NOT_ACTIVE);
-        assertThat(applied).isEmpty();
-    }
-
-    @Test
-    void closeFromACompletionCallbackDoesNotWaitForItself() {
-        committer = CoalescingCommitter.singleThread("committer-test", this::apply, () -> { },
-                CoalescingCommitter.Outcomes.passThrough());
-        committer.start();
-
-        CompletableFuture<Void> closedInCallback = committer.submit("m", true).thenRun(committer::close);
-
-        assertThat(closedInCallback).succeedsWithin(DEADLINE);
-        assertThat(failureKind(committer.submit("late", true))).isEqualTo(ErrorKind.NOT_ACTIVE);
+    /** A log that only flushes (its end is unknown). */
+    private static FlushableLog flushing(Runnable flush) {
+        return FlushableLog.of(() -> CoalescingCommitter.NO_POSITION, flush);
     }
 
     @Test
     void applierPoolAppliesConcurrentlyAndSharesFlushes() {
         CountDownLatch fourApplying = new CountDownLatch(4);
-        committer = CoalescingCommitter.applierPool("pool-test", 4, work -> {
+        committer = CoalescingCommitter.applierPool("pool-test", 4, 1, eachAlone(work -> {
             apply(work);
             if (work.startsWith("c")) {
                 fourApplying.countDown();
                 awaitLatch(fourApplying); // only returns once four appliers run at the same time
             }
-        }, this::blockingFirstFlush, CoalescingCommitter.Outcomes.passThrough());
+        }), flushing(this::blockingFirstFlush), CommitOutcomes.passThrough());
         committer.start();
 
         CompletableFuture<Void> first = committer.submit("m0", true);
@@ -285,8 +68,8 @@ class CoalescingCommitterTest {
     @Test
     void applierPoolCompletesOrderedCommitsOnTheFlusherThreadAndUnorderedOnesOnTheirApplier() {
         CountDownLatch release = new CountDownLatch(1);
-        committer = CoalescingCommitter.applierPool("pool-test", 2, work -> awaitLatch(release), () -> { },
-                CoalescingCommitter.Outcomes.passThrough());
+        committer = CoalescingCommitter.applierPool("pool-test", 2, 1, eachAlone(work -> awaitLatch(release)), flushing(() -> { }),
+                CommitOutcomes.passThrough());
         committer.start();
 
         CompletableFuture<String> flushedOn = committer.submit("m", true)
@@ -307,7 +90,7 @@ class CoalescingCommitterTest {
         CountDownLatch releaseFirst = new CountDownLatch(1);
         CountDownLatch laterApplied = new CountDownLatch(3);
         List<String> completionOrder = java.util.Collections.synchronizedList(new ArrayList<>());
-        committer = CoalescingCommitter.applierPool("pool-test", 4, work -> {
+        committer = CoalescingCommitter.applierPool("pool-test", 4, 1, eachAlone(work -> {
             if (work.equals("first")) {
                 awaitLatch(releaseFirst); // e.g. waiting for a replica's acknowledgement
             } else if (work.startsWith("bad")) {
@@ -316,7 +99,7 @@ class CoalescingCommitterTest {
             } else {
                 laterApplied.countDown();
             }
-        }, flushCalls::incrementAndGet, wrapping());
+        }), flushing(flushCalls::incrementAndGet), wrapping());
         committer.start();
 
         List<CompletableFuture<Void>> futures = new ArrayList<>();
@@ -343,10 +126,10 @@ class CoalescingCommitterTest {
     void applierPoolCloseFailsQueuedCommits() {
         CountDownLatch release = new CountDownLatch(1);
         CountDownLatch applying = new CountDownLatch(2);
-        committer = CoalescingCommitter.applierPool("pool-test", 2, work -> {
+        committer = CoalescingCommitter.applierPool("pool-test", 2, 1, eachAlone(work -> {
             applying.countDown();
             awaitLatch(release);
-        }, () -> { }, CoalescingCommitter.Outcomes.passThrough());
+        }), flushing(() -> { }), CommitOutcomes.passThrough());
         committer.start();
         CompletableFuture<Void> a = committer.submit("a", true);
         CompletableFuture<Void> b = committer.submit("b", true);
@@ -368,13 +151,13 @@ class CoalescingCommitterTest {
         CountDownLatch releaseFirst = new CountDownLatch(1);
         CountDownLatch firstApplying = new CountDownLatch(1);
         List<List<String>> transactions = java.util.Collections.synchronizedList(new ArrayList<>());
-        committer = CoalescingCommitter.applierPool("batch-test", 1, 16, batch -> {
+        committer = CoalescingCommitter.applierPool("batch-test", 1, 16, unpositioned(batch -> {
             if (batch.contains("first")) {
                 firstApplying.countDown();
                 awaitLatch(releaseFirst); // e.g. waiting for a replica's acknowledgement
             }
             transactions.add(List.copyOf(batch));
-        }, flushCalls::incrementAndGet, CoalescingCommitter.Outcomes.passThrough());
+        }), flushing(flushCalls::incrementAndGet), CommitOutcomes.passThrough());
         committer.start();
 
         CompletableFuture<Void> first = committer.submit("first", true);
@@ -402,13 +185,13 @@ class CoalescingCommitterTest {
         CountDownLatch releaseFirst = new CountDownLatch(1);
         CountDownLatch firstApplying = new CountDownLatch(1);
         List<Integer> sizes = java.util.Collections.synchronizedList(new ArrayList<>());
-        committer = CoalescingCommitter.applierPool("batch-test", 1, 3, batch -> {
+        committer = CoalescingCommitter.applierPool("batch-test", 1, 3, unpositioned(batch -> {
             if (batch.contains("first")) {
                 firstApplying.countDown();
                 awaitLatch(releaseFirst);
             }
             sizes.add(batch.size());
-        }, () -> { }, CoalescingCommitter.Outcomes.passThrough());
+        }), flushing(() -> { }), CommitOutcomes.passThrough());
         committer.start();
 
         List<CompletableFuture<Void>> futures = new ArrayList<>();
@@ -427,7 +210,7 @@ class CoalescingCommitterTest {
     void aBatchThatFailsFailsEveryCommitInItAndTheNextBatchStillCommits() {
         CountDownLatch releaseFirst = new CountDownLatch(1);
         CountDownLatch firstApplying = new CountDownLatch(1);
-        committer = CoalescingCommitter.applierPool("batch-test", 1, 16, batch -> {
+        committer = CoalescingCommitter.applierPool("batch-test", 1, 16, unpositioned(batch -> {
             if (batch.contains("first")) {
                 firstApplying.countDown();
                 awaitLatch(releaseFirst);
@@ -435,7 +218,7 @@ class CoalescingCommitterTest {
             if (batch.stream().anyMatch(work -> work.startsWith("bad"))) {
                 throw new IllegalStateException("disk full");
             }
-        }, () -> { }, wrapping());
+        }), flushing(() -> { }), wrapping());
         committer.start();
 
         CompletableFuture<Void> first = committer.submit("first", true);
@@ -453,8 +236,8 @@ class CoalescingCommitterTest {
      * A fake log: appliers move its end, flushes make everything up to the end seen at their start durable. The
      * first flush runs {@code firstFlush} (to hold it, or to fail it by throwing).
      */
-    private final class FakeLog implements CoalescingCommitter.FlushableLog {
-        private final java.util.concurrent.atomic.AtomicLong end = new java.util.concurrent.atomic.AtomicLong(-1);
+    private final class FakeLog implements FlushableLog {
+        private final AtomicLong end = new AtomicLong(-1);
         private final Runnable firstFlush;
 
         FakeLog() {
@@ -487,14 +270,14 @@ class CoalescingCommitterTest {
         FakeLog log = new FakeLog();
         CountDownLatch slowLogged = new CountDownLatch(1);
         CountDownLatch acknowledged = new CountDownLatch(1);
-        committer = CoalescingCommitter.positionedApplierPool("pos-test", 2, 1, (batch, logged) -> {
+        committer = CoalescingCommitter.applierPool("pos-test", 2, 1, (batch, logged) -> {
             long position = log.append(); // the commit record is in the log ...
             if (batch.contains("slow")) {
                 slowLogged.countDown();
                 awaitLatch(acknowledged); // ... and this applier waits for the replicas
             }
             return position;
-        }, log, CoalescingCommitter.Outcomes.passThrough());
+        }, log, CommitOutcomes.passThrough());
         committer.start();
 
         CompletableFuture<Void> slow = committer.submit("slow", true);
@@ -517,12 +300,12 @@ class CoalescingCommitterTest {
         FakeLog log = new FakeLog();
         CountDownLatch logged = new CountDownLatch(1);
         CountDownLatch acknowledged = new CountDownLatch(1);
-        committer = CoalescingCommitter.positionedApplierPool("pos-test", 1, 8, (batch, noticeNotGiven) -> {
+        committer = CoalescingCommitter.applierPool("pos-test", 1, 8, (batch, noticeNotGiven) -> {
             long position = log.append();
             logged.countDown();
             awaitLatch(acknowledged);
             return position;
-        }, log, CoalescingCommitter.Outcomes.passThrough());
+        }, log, CommitOutcomes.passThrough());
         committer.start();
 
         CompletableFuture<Void> commit = committer.submit("m", true);
@@ -540,12 +323,12 @@ class CoalescingCommitterTest {
     void aCommitWhoseRecordIsLoggedIsFlushedWhileItsApplierStillWaitsForAcknowledgements() {
         FakeLog log = new FakeLog();
         CountDownLatch acknowledged = new CountDownLatch(1);
-        committer = CoalescingCommitter.positionedApplierPool("pos-test", 1, 8, (batch, logged) -> {
+        committer = CoalescingCommitter.applierPool("pos-test", 1, 8, (batch, logged) -> {
             long position = log.append();
             logged.accept(position); // the commit record is in the log; now the replicas are awaited
             awaitLatch(acknowledged);
             return position;
-        }, log, CoalescingCommitter.Outcomes.passThrough());
+        }, log, CommitOutcomes.passThrough());
         committer.start();
 
         CompletableFuture<Void> commit = committer.submit("m", true);
@@ -565,12 +348,12 @@ class CoalescingCommitterTest {
             throw new IllegalStateException("disk hiccup");
         });
         CountDownLatch acknowledged = new CountDownLatch(1);
-        committer = CoalescingCommitter.positionedApplierPool("pos-test", 1, 8, (batch, logged) -> {
+        committer = CoalescingCommitter.applierPool("pos-test", 1, 8, (batch, logged) -> {
             long position = firstFlushFails.append();
             logged.accept(position);
             awaitLatch(acknowledged);
             return position;
-        }, firstFlushFails, CoalescingCommitter.Outcomes.passThrough());
+        }, firstFlushFails, CommitOutcomes.passThrough());
         committer.start();
 
         CompletableFuture<Void> commit = committer.submit("m", true);
@@ -585,11 +368,11 @@ class CoalescingCommitterTest {
     @Test
     void removalsNeverStartAFlush() {
         FakeLog log = new FakeLog();
-        committer = CoalescingCommitter.positionedApplierPool("pos-test", 1, 8, (batch, logged) -> {
+        committer = CoalescingCommitter.applierPool("pos-test", 1, 8, (batch, logged) -> {
             long position = log.append();
             logged.accept(position);
             return position;
-        }, log, CoalescingCommitter.Outcomes.passThrough());
+        }, log, CommitOutcomes.passThrough());
         committer.start();
 
         assertThat(committer.submitUnordered("removal")).succeedsWithin(DEADLINE);
@@ -606,8 +389,8 @@ class CoalescingCommitterTest {
             firstFlushRunning.countDown();
             awaitLatch(releaseFirstFlush);
         });
-        committer = CoalescingCommitter.positionedApplierPool("pos-test", 2, 8, (batch, logged) -> log.append(),
-                log, CoalescingCommitter.Outcomes.passThrough());
+        committer = CoalescingCommitter.applierPool("pos-test", 2, 8, (batch, logged) -> log.append(),
+                log, CommitOutcomes.passThrough());
         committer.start();
 
         CompletableFuture<Void> first = committer.submit("first", true);
@@ -624,10 +407,10 @@ class CoalescingCommitterTest {
     @Test
     void withoutPositionsEveryCommitWaitsForAFlushThatStartsAfterIt() {
         CountDownLatch acknowledged = new CountDownLatch(1);
-        committer = CoalescingCommitter.positionedApplierPool("pos-test", 1, 8, (batch, logged) -> {
+        committer = CoalescingCommitter.applierPool("pos-test", 1, 8, (batch, logged) -> {
             awaitLatch(acknowledged);
             return CoalescingCommitter.NO_POSITION;
-        }, new CoalescingCommitter.FlushableLog() {
+        }, new FlushableLog() {
             @Override
             public long end() {
                 return CoalescingCommitter.NO_POSITION;
@@ -637,7 +420,7 @@ class CoalescingCommitterTest {
             public void flush() {
                 flushCalls.incrementAndGet();
             }
-        }, CoalescingCommitter.Outcomes.passThrough());
+        }, CommitOutcomes.passThrough());
         committer.start();
 
         CompletableFuture<Void> commit = committer.submit("m", true);

@@ -1,0 +1,373 @@
+package org.tandembroker.store.bdb.commit;
+
+import static org.tandembroker.store.bdb.commit.CoalescingCommitter.NO_POSITION;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.LongConsumer;
+import org.tandembroker.core.exec.NamedThreadFactory;
+import org.tandembroker.core.exec.OwningThread;
+import org.tandembroker.core.exec.Uninterruptibly;
+import org.tandembroker.store.bdb.commit.SubmissionQueue.Submission;
+
+/**
+ * The replicated store's committer: several appliers commit batches at once (each may block for a whole
+ * acknowledgement round trip), and one flusher makes them durable and completes ordered futures in submission
+ * order ({@link ReorderBuffer}). A flush starts as soon as an applier reports its commit record logged, so the
+ * fsync overlaps the acknowledgement wait; a commit that such a flush already covered needs no flush of its own.
+ *
+ * <p><b>Threads.</b> {@code <threadName>-applier-<n>} take submissions, commit them and hand every ordered
+ * outcome to {@code <threadName>-flusher}; unordered futures complete on their applier. The flusher owns
+ * flushing, the durable position, the recent flushes and the reorder buffer, and completes every ordered future.
+ * Other threads only submit, read {@link #stats()} and {@link #close()}.
+ */
+final class ApplierPoolCommitter<T> implements CoalescingCommitter<T> {
+    /** Commits that need no flush of the committer's (removals, commits that sync by themselves). */
+    private static final LongConsumer NOT_WATCHED = position -> { };
+
+    /**
+     * An applied (or failed) ordered submission on its way to the flusher; {@code failure} null on success;
+     * {@code position} where its commit record is in the log, or {@link #NO_POSITION}. With no submission, a
+     * notice that a commit record reached the log at {@code position} while its commit still waits.
+     */
+    private record Outcome<T>(Submission<T> submission, Throwable failure, long position) {
+        static <T> Outcome<T> logged(long position) {
+            return new Outcome<>(null, null, position);
+        }
+
+        /** A notice has a position; the end marker, the other outcome without a submission, has none. */
+        boolean isLoggedNotice() {
+            return submission == null && position != NO_POSITION;
+        }
+
+        boolean awaitsFlush() {
+            return failure == null && submission.flushRequired();
+        }
+    }
+
+    private final String threadName;
+    private final int appliers;
+    /** The most submissions an applier commits in one transaction (1: one transaction each). */
+    private final int maxBatch;
+    private final BatchApplier<T> applier;
+    private final FlushableLog log;
+    private final CommitOutcomes outcomes;
+    private final CommitCounters counters = new CommitCounters();
+    private final SubmissionQueue<T> submitted;
+    /** Ordered submissions applied or failed, waiting for the flusher. */
+    private final BlockingQueue<Outcome<T>> applied = new LinkedBlockingQueue<>();
+    private final Outcome<T> endOfOutcomes = new Outcome<>(null, null, NO_POSITION);
+    private final OwningThread flusher;
+    private final AtomicBoolean started = new AtomicBoolean();
+    private final AtomicBoolean closed = new AtomicBoolean();
+    private final AtomicInteger liveAppliers = new AtomicInteger();
+    private volatile List<Thread> threads = List.of();
+
+    // Flusher thread only.
+    private final ReorderBuffer<Outcome<T>> completionOrder = new ReorderBuffer<>();
+    private final RecentFlushes recentFlushes = new RecentFlushes();
+    /** The log position covered by the last successful flush. */
+    private long durable = NO_POSITION;
+
+    ApplierPoolCommitter(String threadName, int appliers, int maxBatch, BatchApplier<T> applier, FlushableLog log,
+                         CommitOutcomes outcomes) {
+        this.threadName = Objects.requireNonNull(threadName, "threadName");
+        this.appliers = appliers;
+        this.maxBatch = maxBatch;
+        this.applier = Objects.requireNonNull(applier, "applier");
+        this.log = Objects.requireNonNull(log, "log");
+        this.outcomes = Objects.requireNonNull(outcomes, "outcomes");
+        this.submitted = new SubmissionQueue<>(threadName, counters);
+        this.flusher = new OwningThread(threadName + "-flusher");
+    }
+
+    @Override
+    public void start() {
+        if (closed.get() || !started.compareAndSet(false, true)) {
+            throw new IllegalStateException(threadName + " already started or closed");
+        }
+        liveAppliers.set(appliers);
+        Thread flusherThread = NamedThreadFactory.daemonThread(threadName + "-flusher", flusher::adopt)
+                .newThread(this::runFlusher);
+        flusherThread.start();
+        NamedThreadFactory applierThreads = new NamedThreadFactory(threadName + "-applier", true);
+        List<Thread> created = new ArrayList<>();
+        for (int i = 1; i <= appliers; i++) {
+            created.add(applierThreads.newThread(this::runApplier));
+        }
+        List<Thread> all = new ArrayList<>(created);
+        all.add(flusherThread);
+        threads = List.copyOf(all);
+        created.forEach(Thread::start);
+    }
+
+    @Override
+    public CompletableFuture<Void> submit(T work, boolean flushRequired) {
+        return submitted.add(work, flushRequired, completionOrder.nextSequence());
+    }
+
+    @Override
+    public CompletableFuture<Void> submitUnordered(T work) {
+        return submitted.add(work, false, Submission.UNORDERED);
+    }
+
+    @Override
+    public boolean runsOn(Thread thread) {
+        return threads.contains(thread);
+    }
+
+    @Override
+    public CommitterStats stats() {
+        return counters.stats(submitted.size());
+    }
+
+    @Override
+    public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        submitted.close();
+        if (runsOn(Thread.currentThread())) {
+            return;
+        }
+        if (started.get()) {
+            threads.forEach(Uninterruptibly::join); // the appliers, then the flusher
+        }
+        submitted.failRemaining();
+        List<Outcome<T>> unfinished = new ArrayList<>();
+        applied.drainTo(unfinished);
+        unfinished.stream().filter(outcome -> outcome != endOfOutcomes && !outcome.isLoggedNotice())
+                .forEach(outcome -> submitted.failClosed(outcome.submission().future()));
+    }
+
+    private void runApplier() {
+        List<Submission<T>> taken = new ArrayList<>();
+        List<Submission<T>> ordered = new ArrayList<>();
+        List<Submission<T>> unordered = new ArrayList<>();
+        boolean stop = false;
+        while (!stop) {
+            taken.add(submitted.take());
+            if (maxBatch > 1) {
+                submitted.drainTo(taken, maxBatch - 1);
+            }
+            for (Submission<T> submission : taken) {
+                if (submitted.isEnd(submission)) {
+                    stop = true;
+                } else {
+                    (submission.ordered() ? ordered : unordered).add(submission);
+                }
+            }
+            taken.clear();
+            applyUnordered(unordered);
+            applyOrdered(ordered);
+            unordered.clear();
+            ordered.clear();
+        }
+        submitted.passEndOn(); // for the other appliers
+        if (liveAppliers.decrementAndGet() == 0) {
+            submitted.failRemaining();
+            applied.add(endOfOutcomes); // the flusher stops once every applier has handed over its work
+        }
+    }
+
+    /** On an applier: commits unordered submissions as one transaction and completes them here. */
+    private void applyUnordered(List<Submission<T>> batch) {
+        if (batch.isEmpty()) {
+            return;
+        }
+        if (submitted.closing()) {
+            batch.forEach(submission -> submitted.failClosed(submission.future()));
+            return;
+        }
+        try {
+            timedApply(works(batch), NOT_WATCHED);
+        } catch (Throwable e) {
+            Throwable failure = outcomes.failed(e);
+            counters.failed(batch.size());
+            batch.forEach(submission -> submission.future().completeExceptionally(failure));
+            return;
+        }
+        counters.transactionCommitted();
+        outcomes.succeeded();
+        counters.committed(batch.size());
+        batch.forEach(submission -> submission.future().complete(null));
+    }
+
+    /** On an applier: commits ordered submissions as one transaction and hands their outcomes to the flusher. */
+    private void applyOrdered(List<Submission<T>> batch) {
+        if (batch.isEmpty()) {
+            return;
+        }
+        if (submitted.closing()) {
+            batch.forEach(submission -> submitted.failClosed(submission.future()));
+            return;
+        }
+        Throwable failure = null;
+        long position = NO_POSITION;
+        try {
+            // Only a commit that will wait for a flush wants one started early (not one that syncs by itself).
+            boolean flushAhead = batch.stream().anyMatch(Submission::flushRequired);
+            position = timedApply(works(batch), flushAhead ? this::commitLogged : NOT_WATCHED);
+            counters.transactionCommitted();
+        } catch (Throwable e) {
+            failure = outcomes.failed(e);
+        }
+        for (Submission<T> submission : batch) {
+            applied.add(new Outcome<>(submission, failure, position));
+        }
+    }
+
+    /** An applier's notice that an ordered commit's record is in the log (see {@link BatchApplier}). */
+    private void commitLogged(long position) {
+        if (position != NO_POSITION) {
+            applied.add(Outcome.logged(position));
+        }
+    }
+
+    private long timedApply(List<T> works, LongConsumer logged) {
+        long start = System.nanoTime();
+        try {
+            return applier.apply(works, logged);
+        } finally {
+            counters.applyTook(System.nanoTime() - start);
+        }
+    }
+
+    private static <T> List<T> works(List<Submission<T>> batch) {
+        List<T> works = new ArrayList<>(batch.size());
+        for (Submission<T> submission : batch) {
+            works.add(submission.work());
+        }
+        return works;
+    }
+
+    /**
+     * Makes applied commits durable and completes ordered futures in submission order.
+     *
+     * <p>A commit whose record is at or below {@code durable} is durable already (a flush ran while its applier
+     * still waited for replica acknowledgements) and needs no flush of its own. The others wait for the next
+     * flush, which starts at once. A logged notice above {@code durable} also starts a flush at once, so the fsync
+     * and the acknowledgement round trip overlap; notices that arrive during a flush are served by one flush after
+     * it. Otherwise the flusher sleeps: it never polls.
+     */
+    private void runFlusher() {
+        List<Outcome<T>> batch = new ArrayList<>();
+        List<Outcome<T>> awaiting = new ArrayList<>();
+        boolean stop = false;
+        while (!stop) {
+            batch.add(SubmissionQueue.takeIgnoringInterrupts(applied));
+            applied.drainTo(batch);
+            stop = batch.removeIf(outcome -> outcome == endOfOutcomes);
+            boolean loggedAboveDurable = false;
+            for (Outcome<T> outcome : batch) {
+                if (outcome.isLoggedNotice()) {
+                    loggedAboveDurable |= outcome.position() > durable;
+                } else if (!outcome.awaitsFlush() || coveredAlready(outcome)) {
+                    completionOrder.finished(outcome.submission().sequence(), outcome);
+                } else {
+                    awaiting.add(outcome);
+                }
+            }
+            batch.clear();
+            if (!awaiting.isEmpty() || loggedAboveDurable) {
+                flush(awaiting);
+                awaiting.clear();
+            }
+            completionOrder.releaseInOrder(this::complete);
+        }
+        // Closing: the numbers still missing were failed by close() itself; complete the rest in order.
+        completionOrder.releaseRemaining(this::complete);
+    }
+
+    /** Flushes; everything in {@code awaiting} had been applied before this flush started, so it is covered. */
+    private void flush(List<Outcome<T>> awaiting) {
+        assert flusher.isCurrent() : flusher.violation();
+        long end = log.end(); // read before flushing: everything up to it is durable afterwards
+        Throwable failure = null;
+        try {
+            timedFlush();
+            counters.flushed(awaiting.size());
+            if (end != NO_POSITION) {
+                durable = Math.max(durable, end);
+                recentFlushes.flushed(durable, awaiting.size());
+            }
+        } catch (Throwable e) {
+            // A failed flush made nothing durable; a commit whose notice started it waits for the next one.
+            failure = outcomes.failed(e);
+        }
+        for (Outcome<T> outcome : awaiting) {
+            Outcome<T> result = failure == null ? outcome
+                    : new Outcome<>(outcome.submission(), failure, outcome.position());
+            completionOrder.finished(outcome.submission().sequence(), result);
+        }
+    }
+
+    private void timedFlush() {
+        long start = System.nanoTime();
+        try {
+            log.flush();
+        } finally {
+            counters.flushTook(System.nanoTime() - start);
+        }
+    }
+
+    /** True when a finished flush already made {@code outcome}'s commit record durable. */
+    private boolean coveredAlready(Outcome<T> outcome) {
+        assert flusher.isCurrent() : flusher.violation();
+        if (outcome.position() == NO_POSITION || durable == NO_POSITION || outcome.position() > durable) {
+            return false;
+        }
+        counters.durableEarly(recentFlushes.countCovered(outcome.position()));
+        return true;
+    }
+
+    private void complete(Outcome<T> outcome) {
+        assert flusher.isCurrent() : flusher.violation();
+        if (outcome.failure() != null) {
+            counters.failed(1);
+            outcome.submission().future().completeExceptionally(outcome.failure());
+        } else {
+            outcomes.succeeded();
+            counters.committed(1);
+            outcome.submission().future().complete(null);
+        }
+    }
+
+    /**
+     * The last flushes and how many commits each made durable, so that a commit found covered when its
+     * transaction returns counts for the flush that covered it (the first whose end is at or beyond its record),
+     * not only the commits that waited for a flush. Flusher thread only.
+     */
+    private static final class RecentFlushes {
+        private static final int KEPT = 64;
+        private final ArrayDeque<long[]> endAndCount = new ArrayDeque<>();
+
+        void flushed(long end, int commitsWaiting) {
+            if (endAndCount.size() == KEPT) {
+                endAndCount.removeFirst();
+            }
+            endAndCount.addLast(new long[] {end, commitsWaiting});
+        }
+
+        /** Counts a commit for the flush that covered {@code position}; returns that flush's count (0: unknown). */
+        long countCovered(long position) {
+            long[] covering = null;
+            for (Iterator<long[]> newestFirst = endAndCount.descendingIterator(); newestFirst.hasNext(); ) {
+                long[] flush = newestFirst.next();
+                if (flush[0] < position) {
+                    break;
+                }
+                covering = flush;
+            }
+            return covering == null ? 0 : ++covering[1];
+        }
+    }
+}
