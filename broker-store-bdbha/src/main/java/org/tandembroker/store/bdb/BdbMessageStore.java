@@ -15,8 +15,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ThreadFactory;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -25,6 +23,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.tandembroker.core.BrokerException;
 import org.tandembroker.core.ErrorKind;
+import org.tandembroker.core.exec.NamedThreadFactory;
+import org.tandembroker.core.exec.OwningThread;
+import org.tandembroker.core.exec.Uninterruptibly;
 import org.tandembroker.core.oplog.LogCode;
 import org.tandembroker.core.store.MessageStore;
 import org.tandembroker.core.store.RecoveryHandler;
@@ -77,6 +78,8 @@ public final class BdbMessageStore implements MessageStore {
     private final AtomicReference<State> state = new AtomicReference<>(State.NEW);
     private final AtomicBoolean closeRequested = new AtomicBoolean();
     private final AtomicLong nextMessageId = new AtomicLong(1);
+    private final OwningThread lifecycleOwner = new OwningThread("bdb-lifecycle");
+    /** For close(), which must tell the lifecycle thread from others even before it exists (unlike the owner). */
     private volatile Thread lifecycleThread;
     private volatile Thread readerThread;
     private volatile String openFailure;
@@ -90,7 +93,11 @@ public final class BdbMessageStore implements MessageStore {
         this.context = context;
         this.name = TYPE + " store of " + context.virtualHostName();
         String vhost = context.virtualHostName();
-        this.lifecycle = Executors.newSingleThreadExecutor(named("bdb-lifecycle-" + vhost, t -> lifecycleThread = t));
+        this.lifecycle = Executors.newSingleThreadExecutor(NamedThreadFactory.daemonThread("bdb-lifecycle-" + vhost,
+                thread -> {
+                    lifecycleThread = thread;
+                    lifecycleOwner.adopt(thread);
+                }));
         this.reader = new StoreReader("bdb-reader-" + vhost, t -> readerThread = t);
         this.health = new StoreHealth(name, context.operationalLog(), this::environmentFailed);
     }
@@ -105,6 +112,7 @@ public final class BdbMessageStore implements MessageStore {
     }
 
     private void openAndActivate() {
+        assert lifecycleOwner.isCurrent() : lifecycleOwner.violation();
         try {
             open();
         } catch (Exception e) {
@@ -326,25 +334,15 @@ public final class BdbMessageStore implements MessageStore {
         if (current == readerThread || (commits != null && commits.runsOn(current))) {
             return; // waiting here would wait for ourselves
         }
-        boolean interrupted = false;
-        while (true) {
-            try {
-                closing.get();
-                break;
-            } catch (InterruptedException e) {
-                interrupted = true;
-            } catch (ExecutionException e) {
-                LOG.warn("{}: close failed", name, e.getCause());
-                break;
-            }
-        }
-        if (interrupted) {
-            current.interrupt();
+        try {
+            Uninterruptibly.get(closing);
+        } catch (ExecutionException e) {
+            LOG.warn("{}: close failed", name, e.getCause());
         }
     }
 
-    /** On the lifecycle thread. */
     private void closeNow() {
+        assert lifecycleOwner.isCurrent() : lifecycleOwner.violation();
         State previous = state.getAndSet(State.CLOSED);
         if (previous == State.CLOSED) {
             return;
@@ -354,7 +352,7 @@ public final class BdbMessageStore implements MessageStore {
             commits.close();
         }
         reader.shutdown();
-        awaitTermination(reader);
+        Uninterruptibly.awaitTermination(reader);
         StoreDatabases dbs = databases;
         if (dbs != null) {
             try {
@@ -386,6 +384,7 @@ public final class BdbMessageStore implements MessageStore {
     }
 
     private void tellListener(Runnable call) {
+        assert lifecycleOwner.isCurrent() : lifecycleOwner.violation();
         try {
             call.run();
         } catch (RuntimeException e) {
@@ -412,30 +411,5 @@ public final class BdbMessageStore implements MessageStore {
             // e.g. DiskLimitException from the final checkpoint: JE closes the environment in other respects.
             LOG.warn("{}: closing the JE environment reported: {}", name, e.toString());
         }
-    }
-
-    private static void awaitTermination(ExecutorService executor) {
-        boolean interrupted = false;
-        while (true) {
-            try {
-                if (executor.awaitTermination(1, TimeUnit.MINUTES)) {
-                    break;
-                }
-            } catch (InterruptedException e) {
-                interrupted = true;
-            }
-        }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
-        }
-    }
-
-    private static ThreadFactory named(String threadName, java.util.function.Consumer<Thread> created) {
-        return runnable -> {
-            Thread thread = new Thread(runnable, threadName);
-            thread.setDaemon(true);
-            created.accept(thread);
-            return thread;
-        };
     }
 }

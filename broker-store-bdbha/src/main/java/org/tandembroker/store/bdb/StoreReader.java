@@ -5,6 +5,7 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
+import org.tandembroker.core.exec.NamedThreadFactory;
 
 /**
  * A store's reader thread: the reads of the store's databases outside commits run here, one at a time. Reads a
@@ -24,12 +25,8 @@ public final class StoreReader extends ThreadPoolExecutor {
 
     /** @param created told of the reader thread when it is made (to recognise it later) */
     public StoreReader(String threadName, Consumer<Thread> created) {
-        super(1, 1, 0, TimeUnit.MILLISECONDS, new PriorityBlockingQueue<>(), runnable -> {
-            Thread thread = new Thread(runnable, threadName);
-            thread.setDaemon(true);
-            created.accept(thread);
-            return thread;
-        });
+        super(1, 1, 0, TimeUnit.MILLISECONDS, new PriorityBlockingQueue<>(),
+                NamedThreadFactory.daemonThread(threadName, created));
         prestartCoreThread(); // so every read is queued, and ordered, instead of handed straight to a new thread
     }
 
