@@ -23,24 +23,19 @@ import org.tandembroker.store.bdb.commit.CommitterStats;
  * heartbeat. Made when JE says MASTER, closed before the node serves as anything else, so that no JE
  * {@code Database} handle or transaction outlives the role it was opened in.
  *
- * <p><b>Commits.</b> A {@link CoalescingCommitter#applierPool} of {@link #APPLIERS} threads: each applier commits
- * the change sets queued when it wakes (up to {@link #MAX_BATCH}) as one JE transaction and, when the durability
- * asks for acknowledgements, blocks until they arrive, so several batches wait for replicas at once. With {@code coalescingSync} the transaction commits with the configured
- * master sync policy (NO_SYNC or WRITE_NO_SYNC) and the replica policies, and the one flusher thread then makes
- * every commit that arrived meanwhile durable with one {@code flushLog(true)} before completing their futures.
- * That flush starts as soon as a commit record is in the log ({@link CommitLoggedHook}), while its applier still
- * waits for acknowledgements, so a commit costs the longer of the fsync and the acknowledgement round trip, not
- * their sum;
- * without it each commit carries the full triplet and completes alone. Futures of data commits complete in
- * submission order (see {@link CoalescingCommitter}). A change set that only removes (a consumer's
- * acknowledgements) commits with {@code NO_SYNC,NO_SYNC,NONE}, outside that order, and waits neither for an
- * fsync nor for replicas.
+ * <p><b>Commits.</b> {@link #APPLIERS} applier threads each commit the change sets queued when they wake as one JE
+ * transaction and wait for its acknowledgements, so several batches wait for replicas at once. With
+ * {@code coalescingSync} a transaction commits with the configured master sync policy and the flusher makes every
+ * commit that arrived meanwhile durable with one {@code flushLog(true)}, started as soon as a commit record is in
+ * the log ({@link CommitLoggedHook}): a commit costs the longer of the fsync and the acknowledgement, not their
+ * sum. Data commits complete in submission order ({@link CoalescingCommitter}); a change set that only removes (a
+ * consumer's acknowledgements) commits with {@code NO_SYNC,NO_SYNC,NONE}, outside that order.
  *
- * <p><b>Threads.</b> Made and closed on the facade thread. The databases are read by the store's reader thread
- * and the virtual host's recovery; the committer and heartbeat have their own threads. {@link #close()} stops the
- * committer (in-flight commits finish or fail), then the heartbeat, then closes the databases; the store makes
- * sure no read is in flight first. {@link #closeHandingOver()}, for a master whose broker stops, waits between the
- * committer and the heartbeat until a majority has acknowledged everything committed.
+ * <p><b>Threads.</b> Made and closed on the {@code ha-<vhost>} thread. The databases are read by the store's
+ * reader thread and the virtual host's recovery; the committer and heartbeat have their own threads.
+ * {@link #close()} stops the committer (in-flight commits finish or fail), then the heartbeat, then closes the
+ * databases; the store makes sure no read is in flight first. {@link #closeHandingOver}, for a master whose broker
+ * stops, waits between the committer and the heartbeat until a majority has acknowledged everything committed.
  */
 final class MasterSession implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(MasterSession.class);
@@ -54,18 +49,13 @@ final class MasterSession implements AutoCloseable {
 
     /**
      * Most change sets (clients' commits) in one JE transaction. Each JE transaction costs a commit record, a
-     * replication message, a replay on every replica and an acknowledgement round trip, whatever its size: a
-     * group of 2 nodes commits about 3,000 one-record transactions/s on 2 cores, but 35,000 records/s in
-     * transactions of 32 (docs/performance.md, "Why the replicated commit batches").
+     * replication message, a replay on every replica and an acknowledgement round trip, whatever its size
+     * (docs/performance.md, "Why the replicated commit batches").
      */
     static final int MAX_BATCH = 64;
 
     private static final Durability REMOVAL_DURABILITY = new Durability(Durability.SyncPolicy.NO_SYNC,
             Durability.SyncPolicy.NO_SYNC, Durability.ReplicaAckPolicy.NONE);
-
-    /** What the session reports to the node, on committer or heartbeat threads. */
-    interface NodeEvents extends QuorumHeartbeat.Verdicts {
-    }
 
     private final ReplicatedStoreSettings settings;
     private final OperationalLog operationalLog;
@@ -89,7 +79,7 @@ final class MasterSession implements AutoCloseable {
      * Throws JE's exception when the node cannot write after all (e.g. it lost the master role meanwhile).
      */
     static MasterSession open(ReplicatedEnvironment environment, ReplicatedStoreSettings settings, String storeName,
-                              OperationalLog operationalLog, NodeEvents events) {
+                              OperationalLog operationalLog, SessionReports events) {
         CommitLoggedHook.install();
         StoreDatabases databases = StoreDatabases.open(environment, Set.of(QuorumHeartbeat.DATABASE));
         QuorumHeartbeat heartbeat = null;
@@ -156,17 +146,16 @@ final class MasterSession implements AutoCloseable {
      * last commit, waits until a majority has acknowledged everything this master logged (at most JE's
      * acknowledgement timeouts; {@link QuorumHeartbeat#handOver}), so that the node that serves next does not
      * deliver again the messages that consumers acknowledged in the last moments. {@code HA-1007} says whether
-     * that was confirmed.
+     * that was confirmed; it is not tried when the quorum is known lost.
      */
-    void closeHandingOver() {
+    void closeHandingOver(boolean quorumKnownLost) {
         endCommits();
         long start = System.nanoTime();
-        Optional<String> notAcknowledged = heartbeat.handOver();
+        Optional<String> notAcknowledged = heartbeat.handOver(quorumKnownLost);
         long millis = (System.nanoTime() - start) / 1_000_000;
         operationalLog.log(LogCode.HA_1007, settings.nodeName(), notAcknowledged
-                .map(why -> "not confirmed (" + why + "); if another node serves next, it may deliver again "
-                        + "messages whose removal had not reached it")
-                .orElse("a majority acknowledged everything this master committed (" + millis + " ms)"));
+                .map(OperatorMessages::handOverNotConfirmed)
+                .orElse(OperatorMessages.handOverConfirmed(millis)));
         heartbeat.close();
         databases.close();
     }
@@ -177,7 +166,7 @@ final class MasterSession implements AutoCloseable {
     }
 
     /** Replication's exceptions first, then the standalone store's handling (disk full and the rest). */
-    private record Outcomes(String nodeName, StoreHealth health, NodeEvents events)
+    private record Outcomes(String nodeName, StoreHealth health, SessionReports events)
             implements CommitOutcomes {
 
         @Override

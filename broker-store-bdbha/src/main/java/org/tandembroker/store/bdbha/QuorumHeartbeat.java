@@ -19,27 +19,22 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.tandembroker.core.exec.NamedThreadFactory;
+import org.tandembroker.core.exec.Uninterruptibly;
 
 /**
  * The master's proof of quorum: a tiny transaction committed every {@link #INTERVAL_MILLIS} with
- * {@code NO_SYNC,NO_SYNC,SIMPLE_MAJORITY} into its own database. A master that is cut off from its replicas
- * otherwise only notices at a client's next commit, and JE itself keeps it MASTER (JE demotes a master only when
- * it hears of a newer one); with the heartbeat it notices within one interval plus
- * {@code je.rep.replicaAckTimeout} (or {@code je.rep.insufficientReplicasTimeout} once JE has dropped the
- * replicas' connections), even when idle. A designated primary of a two-node group passes alone: JE lowers its
- * quorum to one. The first acknowledged beat of a new master is also its proof that it may serve at all.
+ * {@code NO_SYNC,NO_SYNC,SIMPLE_MAJORITY} (whatever the store's durability: the question is "may this node still
+ * act as master") into its own database. A master cut off from its replicas otherwise notices only at a client's
+ * next commit, and JE keeps it MASTER until it hears of a newer one. A designated primary of a two-node group
+ * passes alone: JE lowers its quorum to one.
  *
- * <p>The acknowledgement policy is always SIMPLE_MAJORITY, whatever the store's durability, because the question
- * is "may this node still act as master", not "how durable is a message".
+ * <p>Every beat's outcome is reported ({@link SessionReports}); {@link NodeRoleMachine} decides what it means. The
+ * heartbeat keeps beating after a loss, so that the quorum's return is noticed, and stops when JE says the node is
+ * no longer master or must restart.
  *
- * <p>Verdicts are reported on changes only: {@code quorumGained} on the first acknowledged beat and on the first
- * one after a loss, {@code quorumLost} on the first failed beat after a success (or before any). It keeps beating
- * after a loss, so that it notices the quorum's return; it stops when JE says the node is no longer master or
- * must restart.
- *
- * <p><b>Threads.</b> One thread {@code ha-heartbeat-<vhost>} commits and owns the verdict state; the JE handle is
- * closed by {@link #close()} after that thread ended (so that no transaction is open when the environment
- * closes).
+ * <p><b>Threads.</b> One thread, {@code ha-heartbeat-<vhost>}, commits; {@link #close()} closes the JE handle after
+ * that thread ended, so that no transaction is open when the environment closes.
  */
 final class QuorumHeartbeat implements AutoCloseable {
     static final String DATABASE = "tandem_ha_heartbeat";
@@ -50,49 +45,32 @@ final class QuorumHeartbeat implements AutoCloseable {
             Durability.SyncPolicy.NO_SYNC, Durability.ReplicaAckPolicy.SIMPLE_MAJORITY);
     private static final byte[] KEY = "heartbeat".getBytes(StandardCharsets.UTF_8);
 
-    /** Told of changes, on the heartbeat thread. */
-    interface Verdicts {
-        /** A majority acknowledged a beat, for the first time or for the first time since a loss. */
-        void quorumGained();
-
-        /** A beat found too few replicas, for the first time since a success (or since the start). */
-        void quorumLost(String reason);
-
-        /** JE invalidated the environment: it must be reopened. The heartbeat stops. */
-        void restartRequired(String reason);
-    }
-
     private final ReplicatedEnvironment environment;
     private final String nodeName;
-    private final Verdicts verdicts;
+    private final SessionReports reports;
     private final Database database;
     private final ScheduledExecutorService thread;
     private volatile boolean stopped;
     private volatile Thread beatingThread;
+    /** Heartbeat thread. */
     private boolean diskFullLogged;
-    /** Heartbeat thread: the last verdict reported, null before the first. */
-    private Boolean quorum;
 
     private QuorumHeartbeat(ReplicatedEnvironment environment, String nodeName, String virtualHostName,
-                            Verdicts verdicts, Database database) {
+                            SessionReports reports, Database database) {
         this.environment = environment;
         this.nodeName = nodeName;
-        this.verdicts = verdicts;
+        this.reports = reports;
         this.database = database;
-        this.thread = Executors.newSingleThreadScheduledExecutor(runnable -> {
-            Thread t = new Thread(runnable, "ha-heartbeat-" + virtualHostName);
-            t.setDaemon(true);
-            beatingThread = t;
-            return t;
-        });
+        this.thread = Executors.newSingleThreadScheduledExecutor(
+                NamedThreadFactory.daemonThread("ha-heartbeat-" + virtualHostName, t -> beatingThread = t));
     }
 
     /** Opens (creating) the heartbeat database on the master and starts beating. */
     static QuorumHeartbeat start(ReplicatedEnvironment environment, String nodeName, String virtualHostName,
-                                 Verdicts verdicts) {
+                                 SessionReports reports) {
         Database database = environment.openDatabase(null, DATABASE,
                 new DatabaseConfig().setTransactional(true).setAllowCreate(true));
-        QuorumHeartbeat heartbeat = new QuorumHeartbeat(environment, nodeName, virtualHostName, verdicts, database);
+        QuorumHeartbeat heartbeat = new QuorumHeartbeat(environment, nodeName, virtualHostName, reports, database);
         heartbeat.thread.scheduleWithFixedDelay(heartbeat::beat, 0, INTERVAL_MILLIS, TimeUnit.MILLISECONDS);
         return heartbeat;
     }
@@ -104,10 +82,7 @@ final class QuorumHeartbeat implements AutoCloseable {
         try {
             commitBeat();
             diskFullLogged = false;
-            if (!Boolean.TRUE.equals(quorum)) {
-                quorum = true;
-                verdicts.quorumGained();
-            }
+            reports.quorumConfirmed();
         } catch (DiskLimitException e) {
             // Not a quorum matter: client commits report the full disk; keep asking.
             if (!diskFullLogged) {
@@ -120,15 +95,10 @@ final class QuorumHeartbeat implements AutoCloseable {
             ReplicationFailures.Action action = verdict.map(ReplicationFailures.Verdict::action)
                     .orElse(ReplicationFailures.Action.NONE);
             switch (action) {
-                case QUORUM_LOST -> {
-                    if (!Boolean.FALSE.equals(quorum)) {
-                        quorum = false;
-                        verdicts.quorumLost(ReplicationFailures.firstLine(verdict.get().error()));
-                    }
-                }
+                case QUORUM_LOST -> reports.quorumLost(ReplicationFailures.firstLine(verdict.get().error()));
                 case RESTART -> {
                     stopped = true;
-                    verdicts.restartRequired(ReplicationFailures.firstLine(e));
+                    reports.restartRequired(ReplicationFailures.firstLine(e));
                 }
                 case NONE -> {
                     if (verdict.isPresent()) {
@@ -161,15 +131,15 @@ final class QuorumHeartbeat implements AutoCloseable {
      * has acknowledged it, that majority holds everything this master logged before it, including the consumers'
      * removals, which commit without waiting for acknowledgements, because the replication stream is ordered. A
      * replica that becomes master next then does not deliver those messages again. Runs on the heartbeat thread,
-     * after a beat in progress, and waits at most JE's acknowledgement timeouts. Not tried when the last beat had
-     * found the quorum lost or the node is no longer master.
+     * after a beat in progress, and waits at most JE's acknowledgement timeouts. Not tried when the quorum is known
+     * lost or the node is no longer master.
      *
      * @return why a majority did not acknowledge it, or empty when it did
      */
-    Optional<String> handOver() {
+    Optional<String> handOver(boolean quorumKnownLost) {
         Future<Optional<String>> lastBeat;
         try {
-            lastBeat = thread.submit(this::lastBeat);
+            lastBeat = thread.submit(() -> lastBeat(quorumKnownLost));
         } catch (RejectedExecutionException e) {
             return Optional.of("the quorum heartbeat had stopped");
         }
@@ -183,11 +153,11 @@ final class QuorumHeartbeat implements AutoCloseable {
         }
     }
 
-    private Optional<String> lastBeat() {
+    private Optional<String> lastBeat(boolean quorumKnownLost) {
         if (stopped) {
             return Optional.of("this node is no longer a master that may write");
         }
-        if (Boolean.FALSE.equals(quorum)) {
+        if (quorumKnownLost) {
             return Optional.of("this master had lost its quorum");
         }
         try {
@@ -210,19 +180,7 @@ final class QuorumHeartbeat implements AutoCloseable {
         if (runsOn(Thread.currentThread())) {
             return; // the beat in progress is this one; the thread ends after it
         }
-        boolean interrupted = false;
-        while (true) {
-            try {
-                if (thread.awaitTermination(1, TimeUnit.MINUTES)) {
-                    break;
-                }
-            } catch (InterruptedException e) {
-                interrupted = true;
-            }
-        }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
-        }
+        Uninterruptibly.awaitTermination(thread);
         try {
             database.close();
         } catch (RuntimeException e) {

@@ -4,6 +4,7 @@ import org.tandembroker.store.bdb.JeLogFigures;
 import com.sleepycat.je.rep.ReplicatedEnvironment;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.SortedMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -17,6 +18,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.tandembroker.core.BrokerException;
 import org.tandembroker.core.ErrorKind;
+import org.tandembroker.core.exec.NamedThreadFactory;
 import org.tandembroker.core.oplog.LogCode;
 import org.tandembroker.core.store.MessageStore;
 import org.tandembroker.core.store.RecoveryHandler;
@@ -33,23 +35,20 @@ import org.tandembroker.store.bdb.StoreReader;
 import org.tandembroker.store.bdb.commit.CommitterStats;
 
 /**
- * The replicated JE store ({@code <store type="bdb-ha">}): one node of a JE replication group. The node is active
- * while JE has elected (or an operator designated) it master <em>and</em> a majority acknowledges it (the
- * {@link QuorumHeartbeat}: a new master becomes active with its first acknowledged heartbeat, a master that loses
- * its majority passivates and becomes active again when the majority returns); passive otherwise. The virtual host
- * follows. Record layout, content chunks and removal semantics are the standalone store's ({@link StoreDatabases}).
+ * The replicated JE store ({@code <store type="bdb-ha">}): one node of a JE replication group, serving while
+ * {@link NodeRoleMachine} says so (master, and no heartbeat has found the quorum lost), passive otherwise; the
+ * virtual host follows. Record layout, content chunks and removal semantics are the standalone store's
+ * ({@link StoreDatabases}).
  *
- * <p>The JE environment and everything about roles, the group and restarts lives in
- * {@link ReplicatedEnvironmentFacade}; what writes while master lives in a {@link MasterSession}. This class
- * glues them to the {@link MessageStore} contract and offers the management operations of spec 1.6.8 as plain
- * methods (designation, group membership, replica lag).
+ * <p>The role decisions live in {@link NodeRoleMachine}, the JE environment in
+ * {@link ReplicatedEnvironmentFacade}, what writes while master in a {@link MasterSession}, the group's management
+ * in {@link GroupAdministration}. This class glues them to the {@link MessageStore} contract and offers the
+ * management operations of spec 1.6.8 as plain methods.
  *
  * <p><b>Threads.</b>
  * <ul>
- *   <li>{@code ha-<vhost>} (the facade thread) calls {@link StoreRoleListener}, one call at a time, and writes
- *       {@link #session} and {@link #serving}; it waits for the virtual host's passivation before closing a
- *       session, so that every transaction has ended before JE's handles close (unless the store is being closed:
- *       then the virtual host is the one closing it).</li>
+ *   <li>{@code ha-<vhost>} (the machine's thread) makes every role change and calls {@link StoreRoleListener};
+ *       it opens and closes master sessions here ({@link JeNode}).</li>
  *   <li>{@code ha-committer-<vhost>-*} commit and complete commit futures; {@code ha-heartbeat-<vhost>} proves
  *       quorum (see {@link MasterSession}).</li>
  *   <li>{@code ha-reader-<vhost>} reads content for {@link #loadContent} and the pages of recovered entries and
@@ -57,42 +56,37 @@ import org.tandembroker.store.bdb.commit.CommitterStats;
  *   <li>{@link #recover} runs on the caller's thread (the virtual host's), as the contract asks; it reads
  *       configuration records only.</li>
  * </ul>
- * Other threads read {@link #session} (volatile) and use it only through its thread-safe methods; a session
+ * Other threads read the machine's session (volatile) and use it only through its thread-safe methods; a session
  * closed under them fails their operation with {@code NOT_ACTIVE}.
  */
 public final class ReplicatedMessageStore implements MessageStore {
     public static final String TYPE = "bdb-ha";
 
     private static final Logger LOG = LoggerFactory.getLogger(ReplicatedMessageStore.class);
-    /** How long the facade waits for the virtual host to passivate before closing the session regardless. */
-    private static final long PASSIVATION_WAIT_SECONDS = 120;
 
     private final ReplicatedStoreSettings settings;
     private final StoreContext context;
     private final String name;
+    private final NodeRoleMachine<MasterSession> machine;
     private final ReplicatedEnvironmentFacade facade;
+    private final GroupAdministration group;
     private final StoreReader reader;
     private final AtomicBoolean started = new AtomicBoolean();
     private final AtomicBoolean closeRequested = new AtomicBoolean();
     private final AtomicLong nextMessageId = new AtomicLong(1);
-    /** Completed by {@link #close()}: the facade thread stops waiting for a virtual host that is closing us. */
-    private final CompletableFuture<Void> closeSignal = new CompletableFuture<>();
     private volatile Thread readerThread;
-    private volatile boolean closing;
-    private volatile StoreRoleListener listener;
-    private volatile MasterSession session;
-    /** Written on the facade thread: the virtual host was told it is active (a majority acknowledged us). */
-    private volatile boolean serving;
-    /** Facade thread only. */
-    private boolean quorumLossLogged;
 
     public ReplicatedMessageStore(ReplicatedStoreSettings settings, StoreContext context) {
         this.settings = settings;
         this.context = context;
         this.name = TYPE + " store of " + context.virtualHostName() + " (node " + settings.nodeName() + " of group "
                 + settings.groupName() + ")";
+        this.machine = new NodeRoleMachine<>(new NodeRoleMachine.Settings(name, settings.virtualHostName(),
+                settings.nodeName(), settings.groupName(), settings.designatedPrimary(),
+                ReplicatedEnvironmentFacade.replicaAckNone(settings)), new JeNode(), context.operationalLog());
         this.facade = new ReplicatedEnvironmentFacade(settings, context.clientAddress(), context.operationalLog(),
-                new Roles());
+                machine.owningThread());
+        this.group = new GroupAdministration(settings, facade, machine);
         this.reader = new StoreReader("ha-reader-" + context.virtualHostName(), thread -> readerThread = thread);
     }
 
@@ -101,146 +95,81 @@ public final class ReplicatedMessageStore implements MessageStore {
         if (closeRequested.get() || !started.compareAndSet(false, true)) {
             throw new IllegalStateException(name + " can be started once, and not after close");
         }
-        this.listener = roleListener;
         context.operationalLog().log(LogCode.MST_1001, TYPE, context.virtualHostName(), settings.storePath());
-        facade.start();
+        machine.start(roleListener);
     }
 
-    /** The facade's calls, on the facade thread. */
-    private final class Roles implements ReplicatedEnvironmentFacade.RoleHandler {
+    /** The machine's hands on JE and on the master session, on the {@code ha-<vhost>} thread. */
+    private final class JeNode implements NodeEnvironment<MasterSession> {
 
-        /**
-         * Opens the master session and activates the virtual host at once. JE makes a node master only when a
-         * majority elected it or an operator designated it, so it may serve; activating now lets recovery and the
-         * clients' reconnection overlap the replicas' syncup with the new master (client commits wait for their
-         * acknowledgements anyway). The quorum heartbeat then confirms the majority: when its first beat fails,
-         * the host passivates again until one succeeds.
-         */
         @Override
-        public void becameMaster(ReplicatedEnvironment environment) {
-            SessionEvents events = new SessionEvents();
-            MasterSession opened = MasterSession.open(environment, settings, name, context.operationalLog(), events);
-            nextMessageId.accumulateAndGet(opened.databases().highestMessageId() + 1, Math::max);
-            events.owner = opened;
-            session = opened;
-            if (!closing && listener != null && !serving) {
-                serving = true;
-                tellListener(() -> listener.becameActive());
+        public OpenOutcome open(int attempt, boolean designatedPrimary, StateChanges changes) {
+            return facade.open(attempt, designatedPrimary, changes);
+        }
+
+        @Override
+        public Optional<Invalidation> invalidation() {
+            return facade.invalidation();
+        }
+
+        @Override
+        public void close() {
+            facade.close();
+        }
+
+        @Override
+        public SessionOutcome<MasterSession> openSession(SessionReports reports) {
+            ReplicatedEnvironment environment = facade.environment().orElse(null);
+            if (environment == null) {
+                return new SessionOutcome.Refused<>(ReplicationFailures.Action.NONE, "the environment is closed");
+            }
+            try {
+                MasterSession opened = MasterSession.open(environment, settings, name, context.operationalLog(),
+                        reports);
+                nextMessageId.accumulateAndGet(opened.databases().highestMessageId() + 1, Math::max);
+                return new SessionOutcome.Opened<>(opened);
+            } catch (RuntimeException e) {
+                Optional<ReplicationFailures.Verdict> verdict = ReplicationFailures.classify(e, settings.nodeName());
+                if (verdict.isEmpty()) {
+                    return new SessionOutcome.Failed<>(ReplicationFailures.firstLine(e));
+                }
+                ReplicationFailures.Action action = verdict.get().action();
+                return new SessionOutcome.Refused<>(action, ReplicationFailures.firstLine(
+                        action == ReplicationFailures.Action.QUORUM_LOST ? verdict.get().error() : e));
             }
         }
 
         @Override
-        public void becamePassive(Optional<String> masterClientAddress, String reason) {
-            boolean wasMaster = session != null;
-            serving = false;
-            if (!closing && listener != null) {
-                CompletableFuture<Void> passivated = tellListener(
-                        () -> listener.becamePassive(masterClientAddress, reason));
-                if (wasMaster) {
-                    awaitPassivation(passivated);
-                }
+        public void closeSession(MasterSession session, boolean handingOver, boolean quorumKnownLost) {
+            // Reads that saw the session finish first: the reader is single-threaded, so a no-op behind them
+            // suffices.
+            try {
+                reader.submit(() -> { }).get(1, TimeUnit.MINUTES);
+            } catch (RejectedExecutionException | ExecutionException | TimeoutException e) {
+                // reader closed or stuck: close regardless
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
             }
-            closeSession();
-        }
-    }
-
-    /**
-     * What one master session reports, handed to the facade thread; reports of a session that is no longer the
-     * current one are dropped there.
-     */
-    private final class SessionEvents implements MasterSession.NodeEvents {
-        /** Set on the facade thread right after the session opened, before any report is handled there. */
-        private MasterSession owner;
-
-        @Override
-        public void quorumGained() {
-            facade.execute(() -> {
-                if (session != owner || owner == null || closing) {
-                    return;
-                }
-                if (quorumLossLogged) {
-                    quorumLossLogged = false;
-                    context.operationalLog().log(LogCode.HA_1005, settings.nodeName(),
-                            "regained: a majority acknowledges this master again; serving clients");
-                }
-                if (!serving) {
-                    serving = true;
-                    tellListener(() -> listener.becameActive());
-                }
-            });
-        }
-
-        @Override
-        public void quorumLost(String reason) {
-            facade.execute(() -> {
-                if (session != owner || owner == null || closing) {
-                    return;
-                }
-                quorumLossLogged = true;
-                context.operationalLog().log(LogCode.HA_1005, settings.nodeName(), "lost: " + reason
-                        + "; this master does not serve clients until a majority acknowledges it again (or, in a "
-                        + "two-node group, an operator designates it primary)");
-                if (serving) {
-                    serving = false;
-                    awaitPassivation(tellListener(() -> listener.becamePassive(Optional.empty(),
-                            "quorum lost: " + reason)));
-                }
-            });
-        }
-
-        @Override
-        public void restartRequired(String reason) {
-            facade.restartRequired(reason);
-        }
-    }
-
-    /** On the facade thread. */
-    private void closeSession() {
-        MasterSession current = session;
-        if (current == null) {
-            return;
-        }
-        session = null;
-        // Reads that saw the session finish first: the reader is single-threaded, so a no-op behind them suffices.
-        try {
-            reader.submit(() -> { }).get(1, TimeUnit.MINUTES);
-        } catch (RejectedExecutionException | ExecutionException | TimeoutException e) {
-            // reader closed or stuck: close regardless
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        try {
-            if (closing) {
-                current.closeHandingOver(); // still master: the broker stops (a role change or failure is not this)
+            if (handingOver) {
+                session.closeHandingOver(quorumKnownLost); // still master: the broker stops
             } else {
-                current.close();
+                session.close();
             }
-        } catch (RuntimeException e) {
-            LOG.warn("{}: closing the master session reported: {}", name, ReplicationFailures.firstLine(e));
         }
-    }
 
-    private void awaitPassivation(CompletableFuture<Void> passivated) {
-        try {
-            // The virtual host may be the one closing this store, on the thread that would complete the future.
-            CompletableFuture.anyOf(passivated, closeSignal).get(PASSIVATION_WAIT_SECONDS, TimeUnit.SECONDS);
-        } catch (TimeoutException e) {
-            LOG.warn("{}: the virtual host did not passivate within {} s; closing the store's handles anyway", name,
-                    PASSIVATION_WAIT_SECONDS);
-        } catch (ExecutionException e) {
-            LOG.warn("{}: passivating the virtual host failed: {}", name, String.valueOf(e.getCause()));
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+        @Override
+        public Optional<String> clientAddressOf(String masterName) {
+            return facade.clientAddressOf(masterName);
         }
-    }
 
-    private CompletableFuture<Void> tellListener(java.util.function.Supplier<CompletableFuture<Void>> call) {
-        try {
-            CompletableFuture<Void> result = call.get();
-            return result == null ? CompletableFuture.completedFuture(null) : result;
-        } catch (RuntimeException e) {
-            LOG.error("{}: the store role listener failed", name, e);
-            return CompletableFuture.completedFuture(null);
+        @Override
+        public void applyDesignation(boolean designated) {
+            group.applyDesignation(designated);
+        }
+
+        @Override
+        public OptionalInt electableNodes() {
+            return group.electableNodes();
         }
     }
 
@@ -282,7 +211,7 @@ public final class ReplicatedMessageStore implements MessageStore {
         CompletableFuture<T> result = new CompletableFuture<>();
         try {
             reader.executeInBackground(() -> {
-                if (session != recovering) {
+                if (machine.session() != recovering) {
                     result.completeExceptionally(notActive());
                     return;
                 }
@@ -307,8 +236,8 @@ public final class ReplicatedMessageStore implements MessageStore {
     }
 
     private CompletableFuture<Void> commit(ChangeSet changes) {
-        MasterSession current = session;
-        if (current == null || !serving) {
+        MasterSession current = servingSession();
+        if (current == null) {
             return CompletableFuture.failedFuture(notActive());
         }
         return current.commit(changes);
@@ -326,7 +255,7 @@ public final class ReplicatedMessageStore implements MessageStore {
     }
 
     private void readContent(long messageId, CompletableFuture<byte[]> result) {
-        MasterSession current = session;
+        MasterSession current = machine.session();
         if (current == null) {
             result.completeExceptionally(notActive());
             return;
@@ -349,7 +278,7 @@ public final class ReplicatedMessageStore implements MessageStore {
 
     @Override
     public long nextMessageId() {
-        if (session == null || !serving) {
+        if (servingSession() == null) {
             throw notActive();
         }
         return nextMessageId.getAndIncrement();
@@ -357,32 +286,33 @@ public final class ReplicatedMessageStore implements MessageStore {
 
     @Override
     public StoreStatus status() {
-        String state = facade.nodeState();
+        NodeRole state = machine.role();
         if (closeRequested.get()) {
             return new StoreStatus("CLOSED", false, name + ": closed");
         }
-        Optional<String> failure = facade.failure();
+        Optional<String> failure = machine.failure();
         if (failure.isPresent()) {
             return new StoreStatus("DETACHED", false, name + ": failed: " + failure.get());
         }
-        MasterSession current = session;
+        MasterSession current = machine.session();
+        boolean serving = machine.serving();
         boolean writable = current != null && serving && !current.diskFull();
         String role = switch (state) {
-            case "MASTER", "REPLICA", "UNKNOWN", "DETACHED" -> state;
-            default -> "UNKNOWN"; // OPENING, RESTARTING
+            case MASTER, REPLICA, UNKNOWN, DETACHED, FAILED -> state.reported();
+            case OPENING, RESTARTING, CLOSED -> NodeRole.UNKNOWN.name();
         };
-        StringBuilder description = new StringBuilder(name).append(": ").append(state);
-        if (state.equals("MASTER")) {
+        StringBuilder description = new StringBuilder(name).append(": ").append(state.reported());
+        if (state == NodeRole.MASTER) {
             description.append(isDesignatedPrimary() ? " (designated primary)" : "")
                     .append(current != null && !serving ? ", not serving: no majority acknowledges it" : "")
-                    .append(", replicas connected: ").append(facade.replicaLags().keySet());
+                    .append(", replicas connected: ").append(group.replicaLags().keySet());
             if (current != null && current.diskFull()) {
                 description.append(", disk full at ").append(settings.storePath())
                         .append(": commits fail until disk space is freed or maxDisk is raised");
             }
         } else {
-            facade.masterName().ifPresent(master -> description.append(", master ").append(master));
-            facade.masterClientAddress().ifPresent(address -> description.append(" (clients: ")
+            machine.masterName().ifPresent(master -> description.append(", master ").append(master));
+            machine.masterClientAddress().ifPresent(address -> description.append(" (clients: ")
                     .append(address).append(')'));
         }
         description.append(", durability ").append(durability()).append(coalescingSync() ? " with coalescing sync"
@@ -400,38 +330,42 @@ public final class ReplicatedMessageStore implements MessageStore {
         if (!closeRequested.compareAndSet(false, true)) {
             return;
         }
-        closing = true;
-        closeSignal.complete(null);
+        machine.closing();
         Thread current = Thread.currentThread();
-        MasterSession currentSession = session;
-        boolean ownThread = facade.runsOn(current) || current == readerThread
+        MasterSession currentSession = machine.session();
+        boolean ownThread = machine.runsOn(current) || current == readerThread
                 || (currentSession != null && currentSession.runsOn(current));
         if (ownThread) {
-            Thread closer = new Thread(this::closeNow, "ha-close-" + context.virtualHostName());
-            closer.setDaemon(true);
-            closer.start();
+            NamedThreadFactory.daemonThread("ha-close-" + context.virtualHostName()).newThread(this::closeNow)
+                    .start();
             return;
         }
         closeNow();
     }
 
     private void closeNow() {
-        facade.close();
+        machine.close();
         reader.shutdown();
         context.operationalLog().log(LogCode.MST_1003, name);
     }
 
     private MasterSession requireSession() {
-        MasterSession current = session;
-        if (current == null || !serving) {
+        MasterSession current = servingSession();
+        if (current == null) {
             throw notActive();
         }
         return current;
     }
 
+    /** The master session while the virtual host is told it is active; null otherwise. */
+    private MasterSession servingSession() {
+        MasterSession current = machine.session();
+        return current != null && machine.serving() ? current : null;
+    }
+
     private BrokerException notActive() {
-        return new BrokerException(ErrorKind.NOT_ACTIVE, name + " is not the master (" + facade.nodeState()
-                + facade.masterName().map(master -> ", master is " + master).orElse("") + ")");
+        return new BrokerException(ErrorKind.NOT_ACTIVE, name + " is not the master (" + machine.role().reported()
+                + machine.masterName().map(master -> ", master is " + master).orElse("") + ")");
     }
 
     // ---- management (spec 1.6.8); the JMX layer maps these one to one ----
@@ -454,7 +388,7 @@ public final class ReplicatedMessageStore implements MessageStore {
 
     /** JE's state of this node: MASTER, REPLICA, UNKNOWN, DETACHED (or OPENING, RESTARTING, CLOSED). */
     public String nodeState() {
-        return facade.nodeState();
+        return machine.role().reported();
     }
 
     /** The durability triplet, e.g. {@code NO_SYNC,NO_SYNC,SIMPLE_MAJORITY}. */
@@ -468,52 +402,52 @@ public final class ReplicatedMessageStore implements MessageStore {
 
     /** The live designated-primary flag (as JE has it; configured, then changed at run time). */
     public boolean isDesignatedPrimary() {
-        return facade.isDesignatedPrimary();
+        return group.isDesignatedPrimary();
     }
 
     /** Sets the designated-primary flag (two-node groups); completes once JE applied it. */
     public CompletableFuture<Void> setDesignatedPrimary(boolean designatedPrimary) {
-        return facade.setDesignatedPrimary(designatedPrimary);
+        return machine.designate(designatedPrimary);
     }
 
     /** Sets this node's election priority ({@code je.rep.node.priority}; 0 = never master). */
     public CompletableFuture<Void> setNodePriority(int priority) {
-        return facade.setNodePriority(priority);
+        return group.setNodePriority(priority);
     }
 
     /** The group's members as this node knows them. */
     public List<GroupMember> groupMembers() {
-        return facade.members();
+        return group.members();
     }
 
     /** On the master: how far each connected replica is behind. */
     public SortedMap<String, ReplicaLag> replicaLags() {
-        return facade.replicaLags();
+        return group.replicaLags();
     }
 
     /** The master's name, when one is known. */
     public Optional<String> masterName() {
-        return facade.masterName();
+        return machine.masterName();
     }
 
     /** Removes a stopped node from the group. */
     public CompletableFuture<Void> removeNodeFromGroup(String nodeName) {
-        return facade.removeNodeFromGroup(nodeName);
+        return group.removeNodeFromGroup(nodeName);
     }
 
     /** Changes the replication address of a stopped node. */
     public CompletableFuture<Void> updateAddress(String nodeName, String host, int port) {
-        return facade.updateAddress(nodeName, host, port);
+        return group.updateAddress(nodeName, host, port);
     }
 
     /** Moves the master role to {@code nodeName}; completes with the new master's name. */
     public CompletableFuture<String> transferMaster(String nodeName, int timeoutSeconds) {
-        return facade.transferMaster(nodeName, timeoutSeconds);
+        return group.transferMaster(nodeName, timeoutSeconds);
     }
 
     /** The commit pipeline's counters while master. */
     public Optional<CommitterStats> committerStats() {
-        MasterSession current = session;
+        MasterSession current = machine.session();
         return current == null ? Optional.empty() : Optional.of(current.committerStats());
     }
 
