@@ -26,9 +26,11 @@ import org.slf4j.LoggerFactory;
 import org.tandembroker.core.BrokerException;
 import org.tandembroker.core.ErrorKind;
 import org.tandembroker.core.oplog.LogCode;
+import org.tandembroker.core.store.HotBackup;
 import org.tandembroker.core.store.MessageStore;
 import org.tandembroker.core.store.RecoveryHandler;
 import org.tandembroker.core.store.StoreContext;
+import org.tandembroker.core.store.StoreFigureSource;
 import org.tandembroker.core.store.StoreRoleListener;
 import org.tandembroker.core.store.StoreStatus;
 import org.tandembroker.core.store.StoreTransaction;
@@ -304,6 +306,16 @@ public final class BdbMessageStore implements MessageStore {
         } catch (RuntimeException e) {
             return Optional.empty(); // closed concurrently
         }
+    }
+
+    @Override
+    public Optional<StoreFigureSource> figures() {
+        return Optional.of(new JeStoreFigures(this::logFigures, () -> stats().map(BdbStoreStats::committer)));
+    }
+
+    @Override
+    public Optional<HotBackup> hotBackup() {
+        return Optional.of(new StandaloneStoreBackup(this));
     }
 
     @Override
