@@ -14,8 +14,8 @@ import org.tandembroker.core.store.MessageStore;
 import org.tandembroker.core.vhost.ManagedVirtualHost;
 
 /**
- * {@link BackupMBean} over the {@link HotBackup} a virtual host's store offers. It holds the virtual host, not the store: the store is looked up
- * at each call (a passivated and reactivated host has a new one).
+ * {@link BackupMBean} over the {@link HotBackup} a virtual host's store offers. It holds the virtual host, not the
+ * store: the store is looked up at each call (a passivated and reactivated host has a new one).
  *
  * <p><b>Threads.</b> RMI's connection threads. A backup runs on the caller's thread for as long as the copy takes
  * (JMX calls have no deadline); one backup of a virtual host at a time ({@link #running}).
