@@ -35,6 +35,7 @@ import org.tandembroker.core.security.FileAuthenticator;
 import org.tandembroker.core.store.MessageStore;
 import org.tandembroker.core.store.MessageStoreFactory;
 import org.tandembroker.core.store.StoreContext;
+import org.tandembroker.core.vhost.ManagedVirtualHost;
 import org.tandembroker.core.vhost.VirtualHostImpl;
 import org.tandembroker.core.vhost.VirtualHostRegistryImpl;
 
@@ -114,7 +115,8 @@ public final class Broker implements AutoCloseable {
             broker.startVirtualHosts();
             broker.startFrontEnds(new FrontEndContext(config, config.sourceFile().toAbsolutePath().getParent(),
                     registry, authenticator, operationalLog));
-            broker.startManagement(new ManagementContext(config, workDirectory, registry.all(), authenticator,
+            broker.startManagement(new ManagementContext(config, workDirectory,
+                    List.<ManagedVirtualHost>copyOf(registry.all()), authenticator,
                     operationalLog));
         } catch (Exception | Error e) {
             operationalLog.log(LogCode.BRK_1007, String.valueOf(e.getMessage()));

@@ -1,6 +1,8 @@
 package org.tandembroker.core.store;
 
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import org.tandembroker.core.store.replication.ReplicationControl;
 
 /**
  * The durable memory of one virtual host: configuration records (exchanges, queues, bindings), messages
@@ -21,6 +23,11 @@ import java.util.concurrent.CompletableFuture;
  * <p><b>Completion threads.</b> Commit and load futures complete on the store's own threads (for a group-commit
  * store, the committer that fsyncs the batch). Stages attached without an executor run there and delay the next
  * batch: keep them short (hand work to a queue's executor or a connection's event loop), never block in them.
+ *
+ * <p><b>What management may use.</b> Beyond messages, a store may offer capabilities: {@link #figures()},
+ * {@link #replication()} and {@link #hotBackup()}. Each is empty unless the store has it, and whether it has it
+ * depends only on the store's type (not on whether it is open now): the capability's own methods say when they
+ * have nothing to give. Management shows a capability when the store offers it and nothing of it otherwise.
  */
 public interface MessageStore extends AutoCloseable {
 
@@ -47,6 +54,21 @@ public interface MessageStore extends AutoCloseable {
 
     /** What the store knows of its own state, for logs and management (never null). */
     StoreStatus status();
+
+    /** Its figures of disk use and commits, when this store keeps them. */
+    default Optional<StoreFigureSource> figures() {
+        return Optional.empty();
+    }
+
+    /** Its replication group's state and administration, when this store is replicated. */
+    default Optional<ReplicationControl> replication() {
+        return Optional.empty();
+    }
+
+    /** Backups of the running store into a directory, when this store can take them. */
+    default Optional<HotBackup> hotBackup() {
+        return Optional.empty();
+    }
 
     /**
      * Closes the store; pending commits fail. Blocks until the store's files are released (so the directory can be

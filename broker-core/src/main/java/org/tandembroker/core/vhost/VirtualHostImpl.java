@@ -66,7 +66,7 @@ import org.tandembroker.core.txn.TransactionParticipant;
  * <p><b>Recovery.</b> See {@link #recoverAndActivate}: the host serves once the configuration and the head of each
  * queue are recovered; the rest loads in the background.
  */
-public final class VirtualHostImpl implements VirtualHost {
+public final class VirtualHostImpl implements VirtualHost, ManagedVirtualHost {
     private static final Logger LOG = LoggerFactory.getLogger(VirtualHostImpl.class);
     private static final List<ExchangeConfig> BUILT_IN_EXCHANGES = List.of(
             new ExchangeConfig("amq.direct", ExchangeType.DIRECT, true),
@@ -195,19 +195,6 @@ public final class VirtualHostImpl implements VirtualHost {
     /** Why publishes are refused, when they are. */
     public Optional<String> publishRefusal() {
         return Optional.ofNullable(publishRefusal);
-    }
-
-    /**
-     * Counters since this host was created.
-     *
-     * @param messagesIn        messages accepted for routing to at least one queue (each counted once)
-     * @param bytesIn           their content bytes
-     * @param storeCommits      store commits of non-transactional persistent publishes that succeeded
-     * @param storeCommitNanos  the sum of those commits' latencies (from commit to its future completing)
-     * @param publishesRefused  publishes refused by {@link #refusePublishes}
-     */
-    public record PublishStatistics(long messagesIn, long bytesIn, long storeCommits, long storeCommitNanos,
-                                    long publishesRefused) {
     }
 
     public PublishStatistics publishStatistics() {

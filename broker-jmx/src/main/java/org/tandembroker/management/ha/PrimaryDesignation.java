@@ -3,8 +3,10 @@ package org.tandembroker.management.ha;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import org.tandembroker.store.bdbha.GroupMember;
-import org.tandembroker.store.bdbha.ReplicatedMessageStore;
+import org.tandembroker.core.store.replication.GroupMember;
+import org.tandembroker.core.store.replication.MemberState;
+import org.tandembroker.core.store.replication.PingAnswer;
+import org.tandembroker.core.store.replication.ReplicationControl;
 
 /**
  * Designating this node primary (spec 1.6.3) is safe only when the other node of the pair is really down. JE
@@ -19,16 +21,16 @@ public final class PrimaryDesignation {
     private PrimaryDesignation() {
     }
 
-    /** Why designating {@code store}'s node now would risk a split brain, or empty when no other node is master. */
-    public static Optional<String> splitBrainRisk(ReplicatedMessageStore store) {
+    /** Why designating this node of {@code group} primary now risks a split brain; empty when no other is master. */
+    public static Optional<String> splitBrainRisk(ReplicationControl group) {
         List<String> masters = new ArrayList<>();
-        for (GroupMember member : store.groupMembers()) {
-            if (member.name().equals(store.nodeName()) || !member.type().equals("ELECTABLE")) {
+        for (GroupMember member : group.groupMembers()) {
+            if (member.name().equals(group.nodeName()) || !member.type().equals("ELECTABLE")) {
                 continue;
             }
             try {
-                NodePing.Answer answer = NodePing.ping(member, store.groupName(), PING_TIMEOUT_MILLIS);
-                if (answer.state().equals("MASTER")) {
+                PingAnswer answer = group.ping(member, PING_TIMEOUT_MILLIS);
+                if (answer.state() == MemberState.MASTER) {
                     masters.add(member.name() + " (" + member.hostPort() + ")");
                 }
             } catch (Exception e) {
@@ -38,8 +40,8 @@ public final class PrimaryDesignation {
         if (masters.isEmpty()) {
             return Optional.empty();
         }
-        return Optional.of("refused to designate node " + store.nodeName() + " primary: node " + String.join(", ",
-                masters) + " of group " + store.groupName() + " still answers as MASTER. Designating this node too "
+        return Optional.of("refused to designate node " + group.nodeName() + " primary: node " + String.join(", ",
+                masters) + " of group " + group.groupName() + " still answers as MASTER. Designating this node too "
                 + "would make two masters (split brain): clients could work against both, and when they meet again "
                 + "the transactions of one side are rolled back or the node refuses to rejoin. Stop the other "
                 + "node's broker first; if it is running but cut off for good and will be stopped before the "

@@ -7,15 +7,15 @@ import java.util.Set;
 import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.tandembroker.core.BrokerException;
+import org.tandembroker.core.store.BackupSummary;
+import org.tandembroker.core.store.HotBackup;
 import org.tandembroker.core.store.MessageStore;
-import org.tandembroker.core.vhost.VirtualHostImpl;
-import org.tandembroker.store.bdb.tools.BDBBackup;
-import org.tandembroker.store.bdb.tools.BackupReport;
-import org.tandembroker.store.bdb.tools.ToolFailure;
+import org.tandembroker.core.vhost.ManagedVirtualHost;
 
 /**
- * {@link BackupMBean} over a virtual host's store. It holds the virtual host, not the store: the store is looked up
- * at each call (a passivated and reactivated host has a new one).
+ * {@link BackupMBean} over the {@link HotBackup} a virtual host's store offers. It holds the virtual host, not the
+ * store: the store is looked up at each call (a passivated and reactivated host has a new one).
  *
  * <p><b>Threads.</b> RMI's connection threads. A backup runs on the caller's thread for as long as the copy takes
  * (JMX calls have no deadline); one backup of a virtual host at a time ({@link #running}).
@@ -23,11 +23,11 @@ import org.tandembroker.store.bdb.tools.ToolFailure;
 final class BackupBean implements BackupMBean {
     private static final Logger LOG = LoggerFactory.getLogger(BackupBean.class);
 
-    private final VirtualHostImpl host;
+    private final ManagedVirtualHost host;
     private final ReentrantLock running = new ReentrantLock();
     private volatile String lastBackup = "";
 
-    BackupBean(VirtualHostImpl host) {
+    BackupBean(ManagedVirtualHost host) {
         this.host = host;
     }
 
@@ -45,7 +45,8 @@ final class BackupBean implements BackupMBean {
 
     @Override
     public String getStorePath() {
-        return host.store().flatMap(BDBBackup::storeDirectory).map(Path::toString).orElse("");
+        return host.store().flatMap(MessageStore::hotBackup).flatMap(HotBackup::storeDirectory).map(Path::toString)
+                .orElse("");
     }
 
     @Override
@@ -75,13 +76,15 @@ final class BackupBean implements BackupMBean {
         try {
             MessageStore store = host.store().orElseThrow(() -> new IllegalStateException("virtual host '"
                     + host.name() + "' has no open store now (" + host.state() + ")"));
-            BackupReport report = BDBBackup.backUpRunningStore(store, target);
-            String description = report.describe();
+            HotBackup backup = store.hotBackup().orElseThrow(() -> new IllegalStateException(
+                    "only bdb and bdb-ha stores can be backed up, not " + store));
+            BackupSummary report = backup.backUp(target);
+            String description = report.description();
             lastBackup = description;
             LOG.info("Virtual host '{}': backup over JMX into {}: {} files, {} bytes, last file {}", host.name(),
-                    target, report.files().size(), report.totalBytes(), report.lastFileNumber());
+                    target, report.fileCount(), report.totalBytes(), report.lastFileNumber());
             return description;
-        } catch (ToolFailure failure) {
+        } catch (BrokerException failure) {
             LOG.warn("Virtual host '{}': backup into {} failed: {}", host.name(), target, failure.getMessage());
             throw new IllegalStateException(failure.getMessage());
         } finally {

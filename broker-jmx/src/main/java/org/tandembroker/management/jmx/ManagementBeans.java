@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import javax.management.InstanceNotFoundException;
 import javax.management.JMException;
 import javax.management.MBeanRegistrationException;
@@ -15,17 +16,17 @@ import javax.management.ObjectName;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.tandembroker.core.queue.BrokerQueue;
-import org.tandembroker.core.vhost.VirtualHostImpl;
+import org.tandembroker.core.store.MessageStore;
+import org.tandembroker.core.vhost.ManagedVirtualHost;
 import org.tandembroker.management.disk.DiskSpaceGuard;
 import org.tandembroker.management.store.LatestFigures;
-import org.tandembroker.store.bdb.BdbMessageStore;
-import org.tandembroker.store.bdbha.ReplicatedMessageStore;
 
 /**
  * The broker's MBean server and the beans in it: the JVM's platform MXBeans (memory, threads, ... for jconsole),
- * the BDBHAMessageStore bean of each virtual host on the HA store, the backup bean of each virtual host on a JE
- * store, a bean per virtual host and per queue, and the disk watermark. Each broker has its own MBean server (not the JVM's platform server), so two brokers in one JVM
- * (tests) do not clash over the spec's fixed names.
+ * the BDBHAMessageStore bean of each virtual host whose store offers replication control, the backup bean of each
+ * whose store offers hot backups, a bean per virtual host and per queue, and the disk watermark. Each broker has its
+ * own MBean server (not the JVM's platform server), so two brokers in one JVM (tests) do not clash over the spec's
+ * fixed names.
  *
  * <p><b>Threads.</b> {@link #bind}, {@link #sync} and {@link #close} run on the management sampler thread (close
  * after it stopped), which owns the registered-bean maps; the MBean server itself is thread-safe.
@@ -50,27 +51,31 @@ public final class ManagementBeans implements AutoCloseable {
     }
 
     /** Registers the disk watermark bean. {@code checkNow} re-checks every store and returns when it did. */
-    public void bindDiskWatermark(long checkIntervalMillis, List<VirtualHostImpl> hosts, Runnable checkNow) {
+    public void bindDiskWatermark(long checkIntervalMillis, List<ManagedVirtualHost> hosts, Runnable checkNow) {
         register(DiskWatermarkBean.described(new DiskWatermarkBean(guard, checkIntervalMillis, hosts, checkNow)),
                 ObjectNames.diskWatermark());
     }
 
-    /** Registers a virtual host's beans (and the spec's store bean when its store is bdb-ha). */
-    public void bind(VirtualHostImpl host) {
+    /**
+     * Registers a virtual host's beans, and those of what its store offers: the spec's store bean for replication
+     * control, the backup bean for hot backups. Called once the host has started, so it has a store; what a store
+     * offers depends on its type only, which a reactivated host's new store shares.
+     */
+    public void bind(ManagedVirtualHost host) {
         register(VirtualHostBean.described(new VirtualHostBean(host, figures, guard)),
                 ObjectNames.virtualHost(host.name()));
-        if (ReplicatedMessageStore.TYPE.equals(host.config().store().type())) {
+        Optional<MessageStore> store = host.store();
+        if (store.flatMap(MessageStore::replication).isPresent()) {
             register(ReplicatedStoreBean.described(new ReplicatedStoreBean(host, figures, guard)),
                     ObjectNames.replicatedStore(host.name()));
         }
-        String storeType = host.config().store().type();
-        if (ReplicatedMessageStore.TYPE.equals(storeType) || BdbMessageStore.TYPE.equals(storeType)) {
+        if (store.flatMap(MessageStore::hotBackup).isPresent()) {
             register(BackupBean.described(new BackupBean(host)), ObjectNames.backup(host.name()));
         }
     }
 
     /** Registers beans of new queues and unregisters those of queues that are gone or were replaced. */
-    public void sync(VirtualHostImpl host) {
+    public void sync(ManagedVirtualHost host) {
         Map<String, QueueBean> known = queueBeans.computeIfAbsent(host.name(), n -> new HashMap<>());
         Map<String, BrokerQueue> current = host.queues();
         known.entrySet().removeIf(entry -> {

@@ -1,5 +1,6 @@
 package org.tandembroker.management.jmx;
 
+import java.io.IOException;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -22,22 +23,24 @@ import javax.management.openmbean.TabularType;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.tandembroker.core.BrokerException;
-import org.tandembroker.core.vhost.VirtualHostImpl;
+import org.tandembroker.core.store.MessageStore;
+import org.tandembroker.core.store.replication.GroupMember;
+import org.tandembroker.core.store.replication.MemberState;
+import org.tandembroker.core.store.replication.PingAnswer;
+import org.tandembroker.core.store.replication.ReplicaLag;
+import org.tandembroker.core.store.replication.ReplicationControl;
+import org.tandembroker.core.vhost.ManagedVirtualHost;
 import org.tandembroker.management.disk.DiskSpaceGuard;
-import org.tandembroker.management.ha.NodePing;
 import org.tandembroker.management.ha.PrimaryDesignation;
 import org.tandembroker.management.store.DiskFigures;
 import org.tandembroker.management.store.LatestFigures;
-import org.tandembroker.store.bdbha.GroupMember;
-import org.tandembroker.store.bdbha.ReplicaLag;
-import org.tandembroker.store.bdbha.ReplicatedMessageStore;
 
 /**
- * {@link ReplicatedStoreMBean} over a virtual host's {@link ReplicatedMessageStore}. It holds the virtual host, not
- * the store: an operator may passivate and reactivate the host, which opens a new store.
+ * {@link ReplicatedStoreMBean} over the {@link ReplicationControl} a virtual host's replicated store offers. It
+ * holds the virtual host, not the store: an operator may passivate and reactivate the host, which opens a new store.
  *
  * <p><b>Threads.</b> RMI's connection threads; blocking calls (group administration, pings) wait at most
- * {@link #ADMIN_TIMEOUT_SECONDS} for the store's facade thread.
+ * {@link #ADMIN_TIMEOUT_SECONDS} for the store's own thread.
  */
 final class ReplicatedStoreBean implements ReplicatedStoreMBean {
     static final long ADMIN_TIMEOUT_SECONDS = 60;
@@ -84,11 +87,11 @@ final class ReplicatedStoreBean implements ReplicatedStoreMBean {
         }
     }
 
-    private final VirtualHostImpl host;
+    private final ManagedVirtualHost host;
     private final LatestFigures figures;
     private final DiskSpaceGuard guard;
 
-    ReplicatedStoreBean(VirtualHostImpl host, LatestFigures figures, DiskSpaceGuard guard) {
+    ReplicatedStoreBean(ManagedVirtualHost host, LatestFigures figures, DiskSpaceGuard guard) {
         this.host = host;
         this.figures = figures;
         this.guard = guard;
@@ -134,10 +137,15 @@ final class ReplicatedStoreBean implements ReplicatedStoreMBean {
                 Set.of("pingNode", "pingNodeDetails"));
     }
 
-    private ReplicatedMessageStore store() {
-        return host.store().filter(ReplicatedMessageStore.class::isInstance).map(ReplicatedMessageStore.class::cast)
+    /** The host's open replicated store. */
+    private MessageStore openStore() {
+        return host.store().filter(s -> s.replication().isPresent())
                 .orElseThrow(() -> new IllegalStateException("virtual host '" + host.name() + "' has no open "
                         + "bdb-ha store now (" + host.state() + "); activate it first"));
+    }
+
+    private ReplicationControl store() {
+        return openStore().replication().orElseThrow();
     }
 
     @Override
@@ -162,17 +170,7 @@ final class ReplicatedStoreBean implements ReplicatedStoreMBean {
 
     @Override
     public String getNodeState() {
-        return host.store().filter(ReplicatedMessageStore.class::isInstance).map(ReplicatedMessageStore.class::cast)
-                .map(s -> nodeState(s.nodeState())).orElse("DETACHED");
-    }
-
-    /** JE's four states; the facade's transient ones (opening, restarting) are UNKNOWN, a closed node DETACHED. */
-    static String nodeState(String facadeState) {
-        return switch (facadeState) {
-            case "MASTER", "REPLICA", "UNKNOWN", "DETACHED" -> facadeState;
-            case "CLOSED" -> "DETACHED";
-            default -> "UNKNOWN";
-        };
+        return host.store().flatMap(MessageStore::replication).map(r -> r.nodeState().name()).orElse("DETACHED");
     }
 
     @Override
@@ -201,7 +199,7 @@ final class ReplicatedStoreBean implements ReplicatedStoreMBean {
     }
 
     private void designate(boolean designated, boolean force) {
-        ReplicatedMessageStore store = store();
+        ReplicationControl store = store();
         if (designated && !force) {
             Optional<String> risk = PrimaryDesignation.splitBrainRisk(store);
             if (risk.isPresent()) {
@@ -224,7 +222,7 @@ final class ReplicatedStoreBean implements ReplicatedStoreMBean {
 
     @Override
     public TabularData getAllNodesInGroup() {
-        ReplicatedMessageStore store = store();
+        ReplicationControl store = store();
         SortedMap<String, ReplicaLag> lags = store.replicaLags();
         TabularDataSupport table = new TabularDataSupport(NODE_TABLE);
         for (GroupMember member : store.groupMembers()) {
@@ -234,17 +232,13 @@ final class ReplicatedStoreBean implements ReplicatedStoreMBean {
                         new String[] {NODE_NAME, NODE_HOST_PORT, NODE_TYPE, NODE_STATE, REPLICATION_LAG,
                                 REPLICATION_DELAY_MILLIS},
                         new Object[] {member.name(), member.hostPort(), member.type(),
-                                member.state().map(ReplicatedStoreBean::nodeStateOfMember).orElse(""),
+                                member.state().map(MemberState::name).orElse(""),
                                 lag == null ? -1L : lag.vlsnLag(), lag == null ? -1L : lag.delayMillis()}));
             } catch (OpenDataException e) {
                 throw new IllegalStateException("cannot describe node " + member.name() + ": " + e.getMessage(), e);
             }
         }
         return table;
-    }
-
-    private static String nodeStateOfMember(String state) {
-        return state.equals("ARBITER") ? state : nodeState(state);
     }
 
     @Override
@@ -254,7 +248,7 @@ final class ReplicatedStoreBean implements ReplicatedStoreMBean {
 
     @Override
     public String getStatus() {
-        return store().status().description();
+        return openStore().status().description();
     }
 
     @Override
@@ -288,7 +282,7 @@ final class ReplicatedStoreBean implements ReplicatedStoreMBean {
 
     @Override
     public void removeNodeFromGroup(String nodeName) {
-        ReplicatedMessageStore store = store();
+        ReplicationControl store = store();
         GroupMember member = member(store, nodeName);
         if (nodeName.equals(store.nodeName())) {
             throw new IllegalStateException("node " + nodeName + " is this node; remove it from another node of "
@@ -301,7 +295,7 @@ final class ReplicatedStoreBean implements ReplicatedStoreMBean {
 
     @Override
     public void updateAddress(String nodeName, String newHostName, int newPort) {
-        ReplicatedMessageStore store = store();
+        ReplicationControl store = store();
         if (newHostName == null || newHostName.isBlank()) {
             throw new IllegalArgumentException("newHostName is empty; give the host name or address the node will "
                     + "replicate on");
@@ -323,14 +317,13 @@ final class ReplicatedStoreBean implements ReplicatedStoreMBean {
     }
 
     /** Refuses with a clear line when {@code member} still runs (it answers a ping, or this node sees it). */
-    private static void requireStopped(ReplicatedMessageStore store, GroupMember member, String change) {
-        Optional<String> running = member.state().filter(state -> !state.equals("UNKNOWN")
-                && !state.equals("DETACHED"));
+    private static void requireStopped(ReplicationControl store, GroupMember member, String change) {
+        Optional<MemberState> running = member.state().filter(state -> state != MemberState.UNKNOWN
+                && state != MemberState.DETACHED);
         if (running.isEmpty()) {
             try {
-                running = Optional.of(NodePing.ping(member, store.groupName(), PrimaryDesignation.PING_TIMEOUT_MILLIS)
-                        .state());
-            } catch (Exception e) {
+                running = Optional.of(store.ping(member, PrimaryDesignation.PING_TIMEOUT_MILLIS).state());
+            } catch (IOException | RuntimeException e) {
                 return; // no answer: stopped (or unreachable; JE checks again)
             }
         }
@@ -341,12 +334,11 @@ final class ReplicatedStoreBean implements ReplicatedStoreMBean {
 
     @Override
     public String pingNode(String nodeName) {
-        ReplicatedMessageStore store = store();
+        ReplicationControl store = store();
         GroupMember member = member(store, nodeName);
         try {
-            return NodePing.ping(member, store.groupName(), PrimaryDesignation.PING_TIMEOUT_MILLIS)
-                    .describe(store.groupName());
-        } catch (Exception e) {
+            return describe(store.ping(member, PrimaryDesignation.PING_TIMEOUT_MILLIS), store.groupName());
+        } catch (IOException | RuntimeException e) {
             throw new IllegalStateException("node " + nodeName + " at " + member.hostPort() + " does not answer: "
                     + String.valueOf(e.getMessage()).lines().findFirst().orElse(e.getClass().getSimpleName()));
         }
@@ -354,18 +346,18 @@ final class ReplicatedStoreBean implements ReplicatedStoreMBean {
 
     @Override
     public CompositeData pingNodeDetails(String nodeName) {
-        ReplicatedMessageStore store = store();
+        ReplicationControl store = store();
         GroupMember member = member(store, nodeName);
-        NodePing.Answer answer;
+        PingAnswer answer;
         try {
-            answer = NodePing.ping(member, store.groupName(), PrimaryDesignation.PING_TIMEOUT_MILLIS);
-        } catch (Exception e) {
+            answer = store.ping(member, PrimaryDesignation.PING_TIMEOUT_MILLIS);
+        } catch (IOException | RuntimeException e) {
             throw new IllegalStateException("node " + nodeName + " at " + member.hostPort() + " does not answer: "
                     + String.valueOf(e.getMessage()).lines().findFirst().orElse(e.getClass().getSimpleName()));
         }
         try {
             return new CompositeDataSupport(PING_ANSWER, PING_ITEMS, new Object[] {answer.nodeName(),
-                    member.hostPort(), answer.state(), answer.masterName().orElse(""), answer.jeVersion(),
+                    member.hostPort(), answer.state().name(), answer.masterName().orElse(""), answer.storeVersion(),
                     answer.logVersion(), answer.transactionEndVlsn(), answer.masterTransactionEndVlsn(),
                     answer.activeFeeders(), answer.systemLoad()});
         } catch (OpenDataException e) {
@@ -373,7 +365,17 @@ final class ReplicatedStoreBean implements ReplicatedStoreMBean {
         }
     }
 
-    private static GroupMember member(ReplicatedMessageStore store, String nodeName) {
+    /** One line, in the order of JE's DbPing output. */
+    static String describe(PingAnswer answer, String groupName) {
+        return "node " + answer.nodeName() + " of group " + groupName + ": state " + answer.state() + ", master "
+                + answer.masterName().orElse("(none known)") + ", JE " + answer.storeVersion() + ", log version "
+                + answer.logVersion() + ", transaction end VLSN " + answer.transactionEndVlsn()
+                + ", master transaction end VLSN " + answer.masterTransactionEndVlsn() + ", active feeders "
+                + answer.activeFeeders() + ", system load "
+                + String.format(java.util.Locale.ROOT, "%.2f", answer.systemLoad());
+    }
+
+    private static GroupMember member(ReplicationControl store, String nodeName) {
         if (nodeName == null || nodeName.isBlank()) {
             throw new IllegalArgumentException("nodeName is empty");
         }

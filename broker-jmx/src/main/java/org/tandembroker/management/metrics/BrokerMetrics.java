@@ -11,18 +11,17 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.function.ToDoubleFunction;
 import org.tandembroker.core.queue.BrokerQueue;
-import org.tandembroker.core.vhost.VirtualHostImpl;
+import org.tandembroker.core.store.CommitterStatistics;
+import org.tandembroker.core.store.MessageStore;
+import org.tandembroker.core.store.replication.ReplicaLag;
+import org.tandembroker.core.vhost.ManagedVirtualHost;
 import org.tandembroker.management.disk.DiskSpaceGuard;
 import org.tandembroker.management.store.DiskFigures;
 import org.tandembroker.management.store.LatestFigures;
 import org.tandembroker.management.store.StoreFigures;
-import org.tandembroker.store.bdb.commit.CommitterStats;
-import org.tandembroker.store.bdbha.ReplicaLag;
-import org.tandembroker.store.bdbha.ReplicatedMessageStore;
 
 /**
  * Binds the broker's meters (names in {@link MetricNames}) to a Micrometer registry and removes them on close.
@@ -51,7 +50,7 @@ public final class BrokerMetrics implements AutoCloseable {
     }
 
     /** Registers a virtual host's own meters and its store's. */
-    public void bind(VirtualHostImpl host) {
+    public void bind(ManagedVirtualHost host) {
         String name = host.name();
         Tags tags = Tags.of(MetricNames.VHOST, name);
         hostMeters.add(FunctionCounter.builder(MetricNames.MESSAGES_IN, host, h -> h.publishStatistics().messagesIn())
@@ -63,7 +62,7 @@ public final class BrokerMetrics implements AutoCloseable {
         hostMeters.add(FunctionCounter.builder(MetricNames.PUBLISHES_REFUSED, host,
                         h -> h.publishStatistics().publishesRefused())
                 .description("Publishes refused below the disk watermark").tags(tags).register(registry));
-        hostMeters.add(Gauge.builder(MetricNames.CONNECTIONS, host, VirtualHostImpl::connectionCount)
+        hostMeters.add(Gauge.builder(MetricNames.CONNECTIONS, host, ManagedVirtualHost::connectionCount)
                 .description("Open client connections").tags(tags).strongReference(true).register(registry));
         hostMeters.add(FunctionTimer.builder(MetricNames.STORE_COMMIT_LATENCY, host,
                         h -> h.publishStatistics().storeCommits(), h -> h.publishStatistics().storeCommitNanos(),
@@ -71,13 +70,13 @@ public final class BrokerMetrics implements AutoCloseable {
                 .description("Publish commits: from the store commit to durability (fsync, replica acks)")
                 .tags(tags).register(registry));
 
-        hostMeters.add(committerCounter(MetricNames.STORE_COMMITS, name, tags, CommitterStats::commits,
+        hostMeters.add(committerCounter(MetricNames.STORE_COMMITS, name, tags, CommitterStatistics::commits,
                 "Commits the store completed"));
-        hostMeters.add(committerCounter(MetricNames.STORE_COMMIT_FAILURES, name, tags, CommitterStats::failures,
+        hostMeters.add(committerCounter(MetricNames.STORE_COMMIT_FAILURES, name, tags, CommitterStatistics::failures,
                 "Commits that failed"));
-        hostMeters.add(committerCounter(MetricNames.STORE_FLUSHES, name, tags, CommitterStats::flushes,
+        hostMeters.add(committerCounter(MetricNames.STORE_FLUSHES, name, tags, CommitterStatistics::flushes,
                 "Coalesced flushes, one fsync each"));
-        hostMeters.add(committerCounter(MetricNames.STORE_FLUSHED_COMMITS, name, tags, CommitterStats::flushedCommits,
+        hostMeters.add(committerCounter(MetricNames.STORE_FLUSHED_COMMITS, name, tags, CommitterStatistics::flushedCommits,
                 "Commits made durable by coalesced flushes"));
         hostMeters.add(storeGauge(MetricNames.STORE_LARGEST_BATCH, name, tags, null,
                 f -> f.committer().map(c -> (double) c.largestBatch()).orElse(Double.NaN),
@@ -107,7 +106,7 @@ public final class BrokerMetrics implements AutoCloseable {
         hostMeters.add(Gauge.builder(MetricNames.DISK_LOW, guard, g -> g.isLow(name) ? 1 : 0)
                 .description("1 while the store is below the disk watermark").tags(tags).strongReference(true)
                 .register(registry));
-        if (ReplicatedMessageStore.TYPE.equals(host.config().store().type())) {
+        if (host.store().flatMap(MessageStore::replication).isPresent()) {
             hostMeters.add(Gauge.builder(MetricNames.HA_DESIGNATED_PRIMARY, host, BrokerMetrics::designatedPrimary)
                     .description("1 when this node is designated primary").tags(tags).strongReference(true)
                     .register(registry));
@@ -115,7 +114,7 @@ public final class BrokerMetrics implements AutoCloseable {
     }
 
     /** Adds meters of new queues and replicas, removes those of queues that are gone. */
-    public void sync(VirtualHostImpl host) {
+    public void sync(ManagedVirtualHost host) {
         String name = host.name();
         Map<String, QueueMeters> known = queueMeters.computeIfAbsent(name, n -> new HashMap<>());
         Map<String, BrokerQueue> current = host.queues();
@@ -176,7 +175,7 @@ public final class BrokerMetrics implements AutoCloseable {
         return lag == null ? Double.NaN : unknownIfNegative((long) value.applyAsDouble(lag));
     }
 
-    private Meter committerCounter(String metric, String vhost, Tags tags, ToDoubleFunction<CommitterStats> value,
+    private Meter committerCounter(String metric, String vhost, Tags tags, ToDoubleFunction<CommitterStatistics> value,
                                    String description) {
         return FunctionCounter.builder(metric, figures, latest -> latest.of(vhost).committer()
                         .map(value::applyAsDouble).orElse(Double.NaN))
@@ -195,10 +194,9 @@ public final class BrokerMetrics implements AutoCloseable {
                 .map(d -> unknownIfNegative((long) value.applyAsDouble(d))).orElse(Double.NaN), description);
     }
 
-    private static double designatedPrimary(VirtualHostImpl host) {
-        Optional<ReplicatedMessageStore> store = host.store().filter(ReplicatedMessageStore.class::isInstance)
-                .map(ReplicatedMessageStore.class::cast);
-        return store.map(s -> s.isDesignatedPrimary() ? 1.0 : 0.0).orElse(Double.NaN);
+    private static double designatedPrimary(ManagedVirtualHost host) {
+        return host.store().flatMap(MessageStore::replication).map(r -> r.isDesignatedPrimary() ? 1.0 : 0.0)
+                .orElse(Double.NaN);
     }
 
     private static double unknownIfNegative(long value) {

@@ -4,8 +4,8 @@ import java.util.Collections;
 import java.util.Optional;
 import java.util.SortedMap;
 import java.util.TreeMap;
-import org.tandembroker.store.bdb.commit.CommitterStats;
-import org.tandembroker.store.bdbha.ReplicaLag;
+import org.tandembroker.core.store.CommitterStatistics;
+import org.tandembroker.core.store.replication.ReplicaLag;
 
 /**
  * One virtual host's store at one moment, as {@link StoreFigureReader} read it: what metrics, the JMX beans and
@@ -14,13 +14,13 @@ import org.tandembroker.store.bdbha.ReplicaLag;
  * @param type        the store type: {@code bdb}, {@code bdb-ha}, {@code memory}, ... ({@code none} without a store)
  * @param role        the store's role: STANDALONE, MASTER, REPLICA, UNKNOWN, DETACHED, CLOSED
  * @param writable    whether commits can succeed now
- * @param disk        JE's disk figures (empty for stores without them, or while the store is not open)
+ * @param disk        the store's disk figures (empty for stores without them, or while the store is not open)
  * @param committer   the commit pipeline's counters (empty unless the store commits here)
- * @param logFsyncs   fsyncs of JE's log since the environment opened; -1 unknown
+ * @param logFsyncs   fsyncs of the store's log since it opened; -1 unknown
  * @param replicaLags on an HA master, each connected replica's lag
  */
 public record StoreFigures(String type, String role, boolean writable, Optional<DiskFigures> disk,
-                           Optional<CommitterStats> committer, long logFsyncs,
+                           Optional<CommitterStatistics> committer, long logFsyncs,
                            SortedMap<String, ReplicaLag> replicaLags) {
 
     public StoreFigures {

@@ -27,9 +27,11 @@ import org.tandembroker.core.exec.NamedThreadFactory;
 import org.tandembroker.core.exec.OwningThread;
 import org.tandembroker.core.exec.Uninterruptibly;
 import org.tandembroker.core.oplog.LogCode;
+import org.tandembroker.core.store.HotBackup;
 import org.tandembroker.core.store.MessageStore;
 import org.tandembroker.core.store.RecoveryHandler;
 import org.tandembroker.core.store.StoreContext;
+import org.tandembroker.core.store.StoreFigureSource;
 import org.tandembroker.core.store.StoreRoleListener;
 import org.tandembroker.core.store.StoreStatus;
 import org.tandembroker.core.store.StoreTransaction;
@@ -312,6 +314,16 @@ public final class BdbMessageStore implements MessageStore {
         } catch (RuntimeException e) {
             return Optional.empty(); // closed concurrently
         }
+    }
+
+    @Override
+    public Optional<StoreFigureSource> figures() {
+        return Optional.of(new JeStoreFigures(this::logFigures, () -> stats().map(BdbStoreStats::committer)));
+    }
+
+    @Override
+    public Optional<HotBackup> hotBackup() {
+        return Optional.of(new StandaloneStoreBackup(this));
     }
 
     @Override

@@ -20,15 +20,19 @@ import org.tandembroker.core.BrokerException;
 import org.tandembroker.core.ErrorKind;
 import org.tandembroker.core.exec.NamedThreadFactory;
 import org.tandembroker.core.oplog.LogCode;
+import org.tandembroker.core.store.HotBackup;
 import org.tandembroker.core.store.MessageStore;
 import org.tandembroker.core.store.RecoveryHandler;
 import org.tandembroker.core.store.StoreContext;
+import org.tandembroker.core.store.StoreFigureSource;
 import org.tandembroker.core.store.StoreRoleListener;
 import org.tandembroker.core.store.StoreStatus;
 import org.tandembroker.core.store.StoreTransaction;
 import org.tandembroker.core.store.StoredEntries;
+import org.tandembroker.core.store.replication.ReplicationControl;
 import org.tandembroker.store.bdb.BdbTransaction;
 import org.tandembroker.store.bdb.ChangeSet;
+import org.tandembroker.store.bdb.JeStoreFigures;
 import org.tandembroker.store.bdb.StoreDatabases;
 import org.tandembroker.store.bdb.StoredEntryPages;
 import org.tandembroker.store.bdb.StoreReader;
@@ -467,6 +471,23 @@ public final class ReplicatedMessageStore implements MessageStore {
      */
     public Optional<ReplicatedEnvironment> environment() {
         return facade.environment();
+    }
+
+    // ---- what the store offers management (see MessageStore) ----
+
+    @Override
+    public Optional<StoreFigureSource> figures() {
+        return Optional.of(new JeStoreFigures(this::logFigures, this::committerStats));
+    }
+
+    @Override
+    public Optional<ReplicationControl> replication() {
+        return Optional.of(new ReplicatedStoreControl(this));
+    }
+
+    @Override
+    public Optional<HotBackup> hotBackup() {
+        return Optional.of(new ReplicatedStoreBackup(this));
     }
 
     @Override

@@ -1,0 +1,84 @@
+package org.tandembroker.store.bdbha;
+
+import com.sleepycat.je.rep.NodeState;
+import com.sleepycat.je.rep.NodeType;
+import com.sleepycat.je.rep.ReplicationNode;
+import com.sleepycat.je.rep.util.DbPing;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.util.Optional;
+import org.tandembroker.core.store.replication.GroupMember;
+import org.tandembroker.core.store.replication.MemberState;
+import org.tandembroker.core.store.replication.PingAnswer;
+
+/**
+ * Asks another node of a replication group for its state over JE's service port (JE's {@link DbPing}): what the
+ * node itself says, not what this node believes. Blocks the caller for at most the timeout (per attempt to
+ * connect and to read); call it from an operator's thread (a JMX call), never from a broker thread.
+ */
+final class NodePing {
+
+    private NodePing() {
+    }
+
+    /**
+     * Pings {@code member} of {@code groupName}.
+     *
+     * @throws IOException (with JE's message) when the node does not answer within {@code timeoutMillis}
+     */
+    static PingAnswer ping(GroupMember member, String groupName, int timeoutMillis) throws IOException {
+        try {
+            int colon = member.hostPort().lastIndexOf(':');
+            String host = member.hostPort().substring(0, colon);
+            int port = Integer.parseInt(member.hostPort().substring(colon + 1));
+            NodeState state = new DbPing(new Node(member.name(), host, port), groupName, timeoutMillis).getNodeState();
+            String master = state.getMasterName();
+            return new PingAnswer(state.getNodeName(), memberState(String.valueOf(state.getNodeState())),
+                    master == null || master.isEmpty() ? Optional.empty() : Optional.of(master),
+                    String.valueOf(state.getJEVersion()), state.getLogVersion(), state.getCurrentTxnEndVLSN(),
+                    state.getKnownMasterTxnEndVLSN(), state.getActiveFeeders(), state.getSystemLoad());
+        } catch (IOException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new IOException(e.getMessage(), e); // JE's ServiceConnectFailedException, a malformed address
+        }
+    }
+
+    /** JE's four states as the node names them. */
+    private static MemberState memberState(String jeState) {
+        return switch (jeState) {
+            case "MASTER" -> MemberState.MASTER;
+            case "REPLICA" -> MemberState.REPLICA;
+            case "DETACHED" -> MemberState.DETACHED;
+            default -> MemberState.UNKNOWN;
+        };
+    }
+
+    /** The address of a node as DbPing wants it. */
+    private record Node(String name, String host, int port) implements ReplicationNode {
+        @Override
+        public String getName() {
+            return name;
+        }
+
+        @Override
+        public NodeType getType() {
+            return NodeType.ELECTABLE;
+        }
+
+        @Override
+        public InetSocketAddress getSocketAddress() {
+            return new InetSocketAddress(host, port);
+        }
+
+        @Override
+        public String getHostName() {
+            return host;
+        }
+
+        @Override
+        public int getPort() {
+            return port;
+        }
+    }
+}
