@@ -1,5 +1,6 @@
 package org.tandembroker.store.bdbha;
 
+import org.tandembroker.core.store.replication.ReplicaLag;
 import com.sleepycat.je.StatsConfig;
 import com.sleepycat.je.rep.NodeType;
 import com.sleepycat.je.rep.ReplicatedEnvironment;

@@ -1,5 +1,6 @@
 package org.tandembroker.store.bdbha;
 
+import org.tandembroker.core.store.replication.ReplicaLag;
 import org.tandembroker.store.bdb.JeLogFigures;
 import com.sleepycat.je.rep.ReplicatedEnvironment;
 import java.util.List;

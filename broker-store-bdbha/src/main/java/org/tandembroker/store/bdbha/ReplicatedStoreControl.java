@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.util.List;
 import java.util.Optional;
 import java.util.SortedMap;
-import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import org.tandembroker.core.store.replication.GroupMember;
 import org.tandembroker.core.store.replication.MemberState;
@@ -89,10 +88,7 @@ final class ReplicatedStoreControl implements ReplicationControl {
 
     @Override
     public SortedMap<String, ReplicaLag> replicaLags() {
-        SortedMap<String, ReplicaLag> lags = new TreeMap<>();
-        store.replicaLags().forEach((name, lag) ->
-                lags.put(name, new ReplicaLag(lag.nodeName(), lag.vlsnLag(), lag.delayMillis())));
-        return lags;
+        return store.replicaLags();
     }
 
     @Override
