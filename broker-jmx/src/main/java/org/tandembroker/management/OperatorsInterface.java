@@ -29,7 +29,7 @@ import org.tandembroker.core.exec.NamedThreadFactory;
 import org.tandembroker.core.management.ManagementContext;
 import org.tandembroker.core.management.ManagementPlugin;
 import org.tandembroker.core.oplog.LogCode;
-import org.tandembroker.core.vhost.VirtualHostImpl;
+import org.tandembroker.core.vhost.BrokerVirtualHost;
 import org.tandembroker.management.disk.DiskSpaceGuard;
 import org.tandembroker.management.jmx.ManagementBeans;
 import org.tandembroker.management.jmx.ObjectNames;
@@ -91,7 +91,7 @@ public final class OperatorsInterface implements ManagementPlugin {
     }
 
     private void startEverything(ManagementContext context, ManagementConfig config) throws Exception {
-        List<VirtualHostImpl> hosts = context.virtualHosts();
+        List<BrokerVirtualHost> hosts = context.virtualHosts();
         reader = new StoreFigureReader();
         figures = new LatestFigures();
         guard = new DiskSpaceGuard(config.diskWatermark().freeBytes(), context.operationalLog());
@@ -121,7 +121,7 @@ public final class OperatorsInterface implements ManagementPlugin {
         }
 
         onSampler(() -> {
-            for (VirtualHostImpl host : hosts) {
+            for (BrokerVirtualHost host : hosts) {
                 if (metrics != null) {
                     metrics.bind(host);
                 }
@@ -164,7 +164,7 @@ public final class OperatorsInterface implements ManagementPlugin {
 
     /** One round on the sampler thread: read each store, apply the watermark, follow queues and replicas. */
     private void sample() {
-        for (VirtualHostImpl host : context.virtualHosts()) {
+        for (BrokerVirtualHost host : context.virtualHosts()) {
             try {
                 StoreFigures latest = reader.read(host);
                 figures.put(host.name(), latest);

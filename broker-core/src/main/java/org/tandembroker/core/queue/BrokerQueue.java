@@ -19,7 +19,6 @@ import org.tandembroker.core.message.ServerMessage;
 import org.tandembroker.core.oplog.LogCode;
 import org.tandembroker.core.store.StoreTransaction;
 import org.tandembroker.core.txn.LocalTransaction;
-import org.tandembroker.core.txn.LocalTransactionImpl;
 import org.tandembroker.core.txn.TransactionParticipant;
 
 /**
@@ -508,7 +507,7 @@ public final class BrokerQueue {
     CompletableFuture<Void> acceptInTransaction(QueueEntry entry, QueueConsumer consumer, LocalTransaction transaction) {
         TransactionalAcknowledgement acknowledgement = new TransactionalAcknowledgement(entry);
         try {
-            ((LocalTransactionImpl) transaction).enlist(acknowledgement);
+            transaction.enlist(acknowledgement);
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }

@@ -5,14 +5,14 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.tandembroker.core.oplog.LogCode;
 import org.tandembroker.core.oplog.OperationalLog;
-import org.tandembroker.core.vhost.VirtualHostImpl;
+import org.tandembroker.core.vhost.BrokerVirtualHost;
 import org.tandembroker.management.store.DiskFigures;
 import org.tandembroker.management.store.StoreFigures;
 
 /**
  * The disk-space watermark. Given each store's latest {@link StoreFigures}, it compares the space the store may
  * still write (JE's available log size) with the watermark: below it, the virtual host refuses new publishes with
- * {@code RESOURCE_LIMIT_EXCEEDED} ({@link VirtualHostImpl#refusePublishes}) and {@code MST-1010} says why, once;
+ * {@code RESOURCE_LIMIT_EXCEEDED} ({@link BrokerVirtualHost#refusePublishes}) and {@code MST-1010} says why, once;
  * at or above it again publishes resume and {@code MST-1011} says so. Consumers and their acknowledgements carry
  * on throughout, and nothing already accepted is touched. A replica short of space gets the same MST-1010 line (a
  * replica whose disk fills stops applying the replication stream), and the state shows in metrics and over JMX.
@@ -53,7 +53,7 @@ public final class DiskSpaceGuard {
     }
 
     /** Compares {@code figures} with the watermark and refuses or resumes publishes. Sampler thread. */
-    public void check(VirtualHostImpl host, StoreFigures figures) {
+    public void check(BrokerVirtualHost host, StoreFigures figures) {
         long mark = watermark;
         String name = host.name();
         boolean wasLow = low.contains(name);
@@ -83,13 +83,13 @@ public final class DiskSpaceGuard {
     }
 
     /** Forgets a host's state and accepts its publishes again (the plugin is closing). Sampler thread or after it. */
-    public void release(VirtualHostImpl host) {
+    public void release(BrokerVirtualHost host) {
         if (low.remove(host.name())) {
             host.acceptPublishes();
         }
     }
 
-    private void resume(VirtualHostImpl host, String why) {
+    private void resume(BrokerVirtualHost host, String why) {
         low.remove(host.name());
         host.acceptPublishes();
         operationalLog.log(LogCode.MST_1011, "virtual host '" + host.name() + "': " + why

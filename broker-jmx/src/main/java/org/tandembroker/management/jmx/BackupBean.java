@@ -8,7 +8,7 @@ import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.tandembroker.core.store.MessageStore;
-import org.tandembroker.core.vhost.VirtualHostImpl;
+import org.tandembroker.core.vhost.BrokerVirtualHost;
 import org.tandembroker.store.bdb.tools.BDBBackup;
 import org.tandembroker.store.bdb.tools.BackupReport;
 import org.tandembroker.store.bdb.tools.ToolFailure;
@@ -23,11 +23,11 @@ import org.tandembroker.store.bdb.tools.ToolFailure;
 final class BackupBean implements BackupMBean {
     private static final Logger LOG = LoggerFactory.getLogger(BackupBean.class);
 
-    private final VirtualHostImpl host;
+    private final BrokerVirtualHost host;
     private final ReentrantLock running = new ReentrantLock();
     private volatile String lastBackup = "";
 
-    BackupBean(VirtualHostImpl host) {
+    BackupBean(BrokerVirtualHost host) {
         this.host = host;
     }
 

@@ -5,7 +5,7 @@ import java.util.Map;
 import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.tandembroker.core.vhost.VirtualHostImpl;
+import org.tandembroker.core.vhost.BrokerVirtualHost;
 import org.tandembroker.management.disk.DiskSpaceGuard;
 
 /** {@link DiskWatermarkMBean} over the {@link DiskSpaceGuard}. */
@@ -14,10 +14,10 @@ final class DiskWatermarkBean implements DiskWatermarkMBean {
 
     private final DiskSpaceGuard guard;
     private final long checkIntervalMillis;
-    private final List<VirtualHostImpl> hosts;
+    private final List<BrokerVirtualHost> hosts;
     private final Runnable checkNow;
 
-    DiskWatermarkBean(DiskSpaceGuard guard, long checkIntervalMillis, List<VirtualHostImpl> hosts,
+    DiskWatermarkBean(DiskSpaceGuard guard, long checkIntervalMillis, List<BrokerVirtualHost> hosts,
                       Runnable checkNow) {
         this.guard = guard;
         this.checkIntervalMillis = checkIntervalMillis;
@@ -54,6 +54,6 @@ final class DiskWatermarkBean implements DiskWatermarkMBean {
 
     @Override
     public String[] getLowVirtualHosts() {
-        return hosts.stream().map(VirtualHostImpl::name).filter(guard::isLow).toArray(String[]::new);
+        return hosts.stream().map(BrokerVirtualHost::name).filter(guard::isLow).toArray(String[]::new);
     }
 }

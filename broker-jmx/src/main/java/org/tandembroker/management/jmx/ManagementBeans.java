@@ -15,7 +15,7 @@ import javax.management.ObjectName;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.tandembroker.core.queue.BrokerQueue;
-import org.tandembroker.core.vhost.VirtualHostImpl;
+import org.tandembroker.core.vhost.BrokerVirtualHost;
 import org.tandembroker.management.disk.DiskSpaceGuard;
 import org.tandembroker.management.store.LatestFigures;
 import org.tandembroker.store.bdb.BdbMessageStore;
@@ -50,13 +50,13 @@ public final class ManagementBeans implements AutoCloseable {
     }
 
     /** Registers the disk watermark bean. {@code checkNow} re-checks every store and returns when it did. */
-    public void bindDiskWatermark(long checkIntervalMillis, List<VirtualHostImpl> hosts, Runnable checkNow) {
+    public void bindDiskWatermark(long checkIntervalMillis, List<BrokerVirtualHost> hosts, Runnable checkNow) {
         register(DiskWatermarkBean.described(new DiskWatermarkBean(guard, checkIntervalMillis, hosts, checkNow)),
                 ObjectNames.diskWatermark());
     }
 
     /** Registers a virtual host's beans (and the spec's store bean when its store is bdb-ha). */
-    public void bind(VirtualHostImpl host) {
+    public void bind(BrokerVirtualHost host) {
         register(VirtualHostBean.described(new VirtualHostBean(host, figures, guard)),
                 ObjectNames.virtualHost(host.name()));
         if (ReplicatedMessageStore.TYPE.equals(host.config().store().type())) {
@@ -70,7 +70,7 @@ public final class ManagementBeans implements AutoCloseable {
     }
 
     /** Registers beans of new queues and unregisters those of queues that are gone or were replaced. */
-    public void sync(VirtualHostImpl host) {
+    public void sync(BrokerVirtualHost host) {
         Map<String, QueueBean> known = queueBeans.computeIfAbsent(host.name(), n -> new HashMap<>());
         Map<String, BrokerQueue> current = host.queues();
         known.entrySet().removeIf(entry -> {

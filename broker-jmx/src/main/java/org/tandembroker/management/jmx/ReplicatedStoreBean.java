@@ -22,7 +22,7 @@ import javax.management.openmbean.TabularType;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.tandembroker.core.BrokerException;
-import org.tandembroker.core.vhost.VirtualHostImpl;
+import org.tandembroker.core.vhost.BrokerVirtualHost;
 import org.tandembroker.management.disk.DiskSpaceGuard;
 import org.tandembroker.management.ha.NodePing;
 import org.tandembroker.management.ha.PrimaryDesignation;
@@ -84,11 +84,11 @@ final class ReplicatedStoreBean implements ReplicatedStoreMBean {
         }
     }
 
-    private final VirtualHostImpl host;
+    private final BrokerVirtualHost host;
     private final LatestFigures figures;
     private final DiskSpaceGuard guard;
 
-    ReplicatedStoreBean(VirtualHostImpl host, LatestFigures figures, DiskSpaceGuard guard) {
+    ReplicatedStoreBean(BrokerVirtualHost host, LatestFigures figures, DiskSpaceGuard guard) {
         this.host = host;
         this.figures = figures;
         this.guard = guard;

@@ -7,21 +7,21 @@ import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.tandembroker.core.queue.BrokerQueue;
-import org.tandembroker.core.vhost.VirtualHostImpl;
+import org.tandembroker.core.vhost.BrokerVirtualHost;
 import org.tandembroker.management.disk.DiskSpaceGuard;
 import org.tandembroker.management.store.DiskFigures;
 import org.tandembroker.management.store.LatestFigures;
 import org.tandembroker.management.store.StoreFigures;
 
-/** {@link VirtualHostMBean} over a {@link VirtualHostImpl}; reads live counters, and JE figures from the sampler. */
+/** {@link VirtualHostMBean} over a {@link BrokerVirtualHost}; reads live counters, and JE figures from the sampler. */
 final class VirtualHostBean implements VirtualHostMBean {
     private static final Logger LOG = LoggerFactory.getLogger(VirtualHostBean.class);
 
-    private final VirtualHostImpl host;
+    private final BrokerVirtualHost host;
     private final LatestFigures figures;
     private final DiskSpaceGuard guard;
 
-    VirtualHostBean(VirtualHostImpl host, LatestFigures figures, DiskSpaceGuard guard) {
+    VirtualHostBean(BrokerVirtualHost host, LatestFigures figures, DiskSpaceGuard guard) {
         this.host = host;
         this.figures = figures;
         this.guard = guard;

@@ -15,7 +15,7 @@ import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.function.ToDoubleFunction;
 import org.tandembroker.core.queue.BrokerQueue;
-import org.tandembroker.core.vhost.VirtualHostImpl;
+import org.tandembroker.core.vhost.BrokerVirtualHost;
 import org.tandembroker.management.disk.DiskSpaceGuard;
 import org.tandembroker.management.store.DiskFigures;
 import org.tandembroker.management.store.LatestFigures;
@@ -51,7 +51,7 @@ public final class BrokerMetrics implements AutoCloseable {
     }
 
     /** Registers a virtual host's own meters and its store's. */
-    public void bind(VirtualHostImpl host) {
+    public void bind(BrokerVirtualHost host) {
         String name = host.name();
         Tags tags = Tags.of(MetricNames.VHOST, name);
         hostMeters.add(FunctionCounter.builder(MetricNames.MESSAGES_IN, host, h -> h.publishStatistics().messagesIn())
@@ -63,7 +63,7 @@ public final class BrokerMetrics implements AutoCloseable {
         hostMeters.add(FunctionCounter.builder(MetricNames.PUBLISHES_REFUSED, host,
                         h -> h.publishStatistics().publishesRefused())
                 .description("Publishes refused below the disk watermark").tags(tags).register(registry));
-        hostMeters.add(Gauge.builder(MetricNames.CONNECTIONS, host, VirtualHostImpl::connectionCount)
+        hostMeters.add(Gauge.builder(MetricNames.CONNECTIONS, host, BrokerVirtualHost::connectionCount)
                 .description("Open client connections").tags(tags).strongReference(true).register(registry));
         hostMeters.add(FunctionTimer.builder(MetricNames.STORE_COMMIT_LATENCY, host,
                         h -> h.publishStatistics().storeCommits(), h -> h.publishStatistics().storeCommitNanos(),
@@ -115,7 +115,7 @@ public final class BrokerMetrics implements AutoCloseable {
     }
 
     /** Adds meters of new queues and replicas, removes those of queues that are gone. */
-    public void sync(VirtualHostImpl host) {
+    public void sync(BrokerVirtualHost host) {
         String name = host.name();
         Map<String, QueueMeters> known = queueMeters.computeIfAbsent(name, n -> new HashMap<>());
         Map<String, BrokerQueue> current = host.queues();
@@ -195,7 +195,7 @@ public final class BrokerMetrics implements AutoCloseable {
                 .map(d -> unknownIfNegative((long) value.applyAsDouble(d))).orElse(Double.NaN), description);
     }
 
-    private static double designatedPrimary(VirtualHostImpl host) {
+    private static double designatedPrimary(BrokerVirtualHost host) {
         Optional<ReplicatedMessageStore> store = host.store().filter(ReplicatedMessageStore.class::isInstance)
                 .map(ReplicatedMessageStore.class::cast);
         return store.map(s -> s.isDesignatedPrimary() ? 1.0 : 0.0).orElse(Double.NaN);

@@ -5,7 +5,7 @@ import java.util.SortedMap;
 import java.util.TreeMap;
 import org.tandembroker.core.store.MessageStore;
 import org.tandembroker.core.store.StoreStatus;
-import org.tandembroker.core.vhost.VirtualHostImpl;
+import org.tandembroker.core.vhost.BrokerVirtualHost;
 import org.tandembroker.store.bdb.BdbMessageStore;
 import org.tandembroker.store.bdb.BdbStoreStats;
 import org.tandembroker.store.bdb.JeLogFigures;
@@ -19,7 +19,7 @@ import org.tandembroker.store.bdbha.ReplicatedMessageStore;
  */
 public final class StoreFigureReader {
 
-    public StoreFigures read(VirtualHostImpl host) {
+    public StoreFigures read(BrokerVirtualHost host) {
         Optional<MessageStore> store = host.store();
         if (store.isEmpty()) {
             return StoreFigures.none("CLOSED");

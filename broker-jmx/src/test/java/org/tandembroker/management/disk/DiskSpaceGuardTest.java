@@ -10,7 +10,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.tandembroker.core.oplog.OperationalLog;
 import org.tandembroker.core.testing.VirtualHostHarness;
-import org.tandembroker.core.vhost.VirtualHostImpl;
+import org.tandembroker.core.vhost.BrokerVirtualHost;
 import org.tandembroker.management.store.DiskFigures;
 import org.tandembroker.management.store.StoreFigures;
 
@@ -40,7 +40,7 @@ class DiskSpaceGuardTest {
 
     @Test
     void aMasterBelowTheWatermarkRefusesPublishesOnceAndResumesAtIt() {
-        VirtualHostImpl host = harness.host();
+        BrokerVirtualHost host = harness.host();
 
         guard.check(host, figures("MASTER", 99 * MIB));
         guard.check(host, figures("MASTER", 50 * MIB));
@@ -69,7 +69,7 @@ class DiskSpaceGuardTest {
 
     @Test
     void unknownFiguresKeepTheLastVerdictAndSwitchingOffResumes() {
-        VirtualHostImpl host = harness.host();
+        BrokerVirtualHost host = harness.host();
         guard.check(host, figures("MASTER", MIB));
 
         guard.check(host, StoreFigures.none("CLOSED"));

@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
 import org.tandembroker.core.config.QueueConfig;
 import org.tandembroker.core.oplog.OperationalLog;
 import org.tandembroker.core.testing.VirtualHostHarness;
-import org.tandembroker.core.vhost.VirtualHostImpl;
+import org.tandembroker.core.vhost.BrokerVirtualHost;
 import org.tandembroker.management.disk.DiskSpaceGuard;
 import org.tandembroker.management.store.DiskFigures;
 import org.tandembroker.management.store.LatestFigures;
@@ -34,7 +34,7 @@ class BrokerMetricsTest {
 
     @Test
     void queueMetersFollowTheQueuesAndEveryMeterGoesOnClose() {
-        VirtualHostImpl host = harness.host();
+        BrokerVirtualHost host = harness.host();
         metrics.bind(host);
         metrics.sync(host);
         harness.publish("orders", "one");
@@ -60,7 +60,7 @@ class BrokerMetricsTest {
 
     @Test
     void storeFiguresAreNaNUntilKnownThenTheSamplersValues() {
-        VirtualHostImpl host = harness.host();
+        BrokerVirtualHost host = harness.host();
         metrics.bind(host);
 
         assertThat(registry.get(MetricNames.STORE_LOG_AVAILABLE).gauge().value()).isNaN();
