@@ -33,8 +33,8 @@ import org.tandembroker.core.frontend.ProtocolFrontEnd;
 import org.tandembroker.core.message.ContentBudget;
 import org.tandembroker.core.oplog.OperationalLog;
 import org.tandembroker.core.store.memory.MemoryMessageStore;
-import org.tandembroker.core.vhost.VirtualHostImpl;
-import org.tandembroker.core.vhost.VirtualHostRegistryImpl;
+import org.tandembroker.core.vhost.BrokerVirtualHost;
+import org.tandembroker.core.vhost.BrokerVirtualHosts;
 import org.tandembroker.core.vhost.VirtualHostState;
 
 /** The front end in front of the core's real virtual host on the memory store: the contract as implemented. */
@@ -43,7 +43,7 @@ class CoreVirtualHostTest {
 
     private final ExecutorService queuePool = Executors.newFixedThreadPool(2);
     private final ScheduledExecutorService housekeeping = Executors.newSingleThreadScheduledExecutor();
-    private VirtualHostImpl virtualHost;
+    private BrokerVirtualHost virtualHost;
     private ProtocolFrontEnd frontEnd;
     private String uri;
 
@@ -53,7 +53,7 @@ class CoreVirtualHostTest {
         VirtualHostConfig hostConfig = new VirtualHostConfig(Path.of("core.xml"), "core",
                 new StoreSettings(Path.of("core.xml"), "memory", Map.of(), List.of(), List.of()), true,
                 new QueueConfig("defaults", true, 0, 0, 0, 0, null), List.of(), List.of(), List.of());
-        virtualHost = new VirtualHostImpl(hostConfig, MemoryMessageStore::new, log, new ContentBudget(64L << 20),
+        virtualHost = new BrokerVirtualHost(hostConfig, MemoryMessageStore::new, log, new ContentBudget(64L << 20),
                 queuePool, housekeeping);
         virtualHost.start();
         assertThat(virtualHost.firstRoleDecided().get(10, TimeUnit.SECONDS)).isEqualTo(VirtualHostState.ACTIVE);
@@ -62,7 +62,7 @@ class CoreVirtualHostTest {
                 List.of(new ListenerConfig("amqp", "127.0.0.1", 0, Optional.empty())), null, Path.of("users"),
                 false, RunningFrontEnd.TEST_LIMITS, 64L << 20, List.of(hostConfig), "core");
         frontEnd = new AmqpFrontEndFactory().create(new FrontEndContext(config, Path.of("."),
-                new VirtualHostRegistryImpl(Map.of("core", virtualHost), "core", Set.of()),
+                new BrokerVirtualHosts(Map.of("core", virtualHost), "core", Set.of()),
                 new FakeAuthenticator(Map.of(RunningFrontEnd.USER, RunningFrontEnd.PASSWORD), false), log));
         frontEnd.start();
         String bound = frontEnd.boundAddresses().get(0);

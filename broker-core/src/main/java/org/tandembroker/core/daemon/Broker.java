@@ -35,9 +35,9 @@ import org.tandembroker.core.security.FileAuthenticator;
 import org.tandembroker.core.store.MessageStore;
 import org.tandembroker.core.store.MessageStoreFactory;
 import org.tandembroker.core.store.StoreContext;
+import org.tandembroker.core.vhost.BrokerVirtualHost;
+import org.tandembroker.core.vhost.BrokerVirtualHosts;
 import org.tandembroker.core.vhost.ManagedVirtualHost;
-import org.tandembroker.core.vhost.VirtualHostImpl;
-import org.tandembroker.core.vhost.VirtualHostRegistryImpl;
 
 /**
  * A running broker: virtual hosts with their stores, and the protocol front ends, found with
@@ -54,14 +54,14 @@ public final class Broker implements AutoCloseable {
     private final OperationalLog operationalLog;
     private final ExecutorService queuePool;
     private final ScheduledExecutorService housekeeping;
-    private final VirtualHostRegistryImpl virtualHosts;
+    private final BrokerVirtualHosts virtualHosts;
     private final List<ProtocolFrontEnd> frontEnds = new ArrayList<>();
     private final List<ManagementPlugin> managementPlugins = new ArrayList<>();
     private final List<String> boundAddresses = new ArrayList<>();
     private final AtomicBoolean closed = new AtomicBoolean();
 
     private Broker(BrokerConfig config, OperationalLog operationalLog, ExecutorService queuePool,
-                   ScheduledExecutorService housekeeping, VirtualHostRegistryImpl virtualHosts) {
+                   ScheduledExecutorService housekeeping, BrokerVirtualHosts virtualHosts) {
         this.config = config;
         this.operationalLog = operationalLog;
         this.queuePool = queuePool;
@@ -87,7 +87,7 @@ public final class Broker implements AutoCloseable {
                 Executors.newSingleThreadScheduledExecutor(new NamedThreadFactory("housekeeping", true));
         ContentBudget contentBudget = new ContentBudget(config.messageMemoryBudget());
 
-        Map<String, VirtualHostImpl> hosts = new LinkedHashMap<>();
+        Map<String, BrokerVirtualHost> hosts = new LinkedHashMap<>();
         for (VirtualHostConfig vhc : config.virtualHosts()) {
             StoreContext context = new StoreContext(vhc.name(), workDirectory, config.advertisedClientAddress(),
                     operationalLog);
@@ -97,7 +97,7 @@ public final class Broker implements AutoCloseable {
                         String.join(", ", new TreeSet<>(storeFactories.keySet())));
             }
             MessageStore first = factory.create(vhc.store(), context);
-            hosts.put(vhc.name(), new VirtualHostImpl(vhc, new StoreSupplier(first, factory, vhc, context),
+            hosts.put(vhc.name(), new BrokerVirtualHost(vhc, new StoreSupplier(first, factory, vhc, context),
                     operationalLog, contentBudget, queuePool, housekeeping));
         }
         Set<String> ownNames = new java.util.HashSet<>();
@@ -108,8 +108,8 @@ public final class Broker implements AutoCloseable {
         for (ListenerConfig listener : config.listeners()) {
             ownNames.add(listener.host());
         }
-        VirtualHostRegistryImpl registry =
-                new VirtualHostRegistryImpl(hosts, config.defaultVirtualHost(), ownNames);
+        BrokerVirtualHosts registry =
+                new BrokerVirtualHosts(hosts, config.defaultVirtualHost(), ownNames);
         Broker broker = new Broker(config, operationalLog, queuePool, housekeeping, registry);
         try {
             broker.startVirtualHosts();
@@ -173,10 +173,10 @@ public final class Broker implements AutoCloseable {
     }
 
     private void startVirtualHosts() throws Exception {
-        for (VirtualHostImpl host : virtualHosts.all()) {
+        for (BrokerVirtualHost host : virtualHosts.all()) {
             host.start();
         }
-        for (VirtualHostImpl host : virtualHosts.all()) {
+        for (BrokerVirtualHost host : virtualHosts.all()) {
             try {
                 host.firstRoleDecided().get(ROLE_WAIT.toMillis(), TimeUnit.MILLISECONDS);
             } catch (TimeoutException e) {
@@ -217,11 +217,11 @@ public final class Broker implements AutoCloseable {
         return List.copyOf(boundAddresses);
     }
 
-    public VirtualHostRegistryImpl virtualHosts() {
+    public BrokerVirtualHosts virtualHosts() {
         return virtualHosts;
     }
 
-    public VirtualHostImpl virtualHost(String name) {
+    public BrokerVirtualHost virtualHost(String name) {
         return virtualHosts.all().stream().filter(h -> h.name().equals(name)).findFirst()
                 .orElseThrow(() -> new IllegalArgumentException("no virtual host " + name));
     }
@@ -251,7 +251,7 @@ public final class Broker implements AutoCloseable {
                 LOG.warn("Closing a front end failed", e);
             }
         }
-        for (VirtualHostImpl host : virtualHosts.all()) {
+        for (BrokerVirtualHost host : virtualHosts.all()) {
             try {
                 host.stop().get(60, TimeUnit.SECONDS);
             } catch (Exception e) {

@@ -1,11 +1,7 @@
 package org.tandembroker.core.queue;
 
 import java.util.ArrayDeque;
-import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
-import java.util.Map;
-import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
@@ -19,39 +15,22 @@ import org.tandembroker.core.message.ServerMessage;
 import org.tandembroker.core.oplog.LogCode;
 import org.tandembroker.core.store.StoreTransaction;
 import org.tandembroker.core.txn.LocalTransaction;
-import org.tandembroker.core.txn.LocalTransactionImpl;
 import org.tandembroker.core.txn.TransactionParticipant;
 
 /**
  * A FIFO queue with competing consumers and at-least-once delivery.
  *
- * <p><b>Threads.</b> Entries, consumers and credit are owned by {@link #executor()}, a {@link SerialExecutor}:
- * every change runs there, so nothing on the delivery path takes a lock. The depth counters are atomics because
- * publishers reserve space from their own threads before the message is stored (so a full queue refuses the
- * publish instead of growing).
+ * <p><b>Threads.</b> Entries ({@link EntryList}), consumers and credit are owned by {@link #executor()}, a
+ * {@link SerialExecutor}, so nothing on the delivery path takes a lock; methods that must run there assert it.
+ * Only the depth ({@link QueueDepth}) is shared: publishers reserve room from their own threads.
  *
- * <p><b>Order.</b> New entries are delivered in arrival order; an entry that comes back (released, or its
- * consumer went away) goes back to its original place, ahead of newer entries.
+ * <p><b>Store.</b> A queue writes only removals (relaxed durability: a lost removal is a redelivery); adding an
+ * entry is written by whoever published it, in the same store transaction as the message.
  *
- * <p><b>Store.</b> A queue writes only removals (relaxed durability); adding an entry is written by whoever
- * published it, in the same store transaction as the message.
- *
- * <p><b>Recovery.</b> A durable queue recovered by a new master {@linkplain #expectRecoveredEntries() expects} its
- * stored entries, which its virtual host loads in pages, oldest first, while the queue already serves
- * ({@link #addRecovered}, on the executor like everything else). Consumers take what is loaded; a message
- * published meanwhile is held back and joins the queue behind the last recovered entry, so that every message
- * that was on the queue before the failover is delivered before any published after it. While loading:
- * <ul>
- *   <li>depth figures count the loaded entries and new publishes only (they lag, never go negative), and the depth
- *       limits are checked against them;</li>
- *   <li>dead-lettering onto this queue waits until it has loaded ({@link #recoveryLoaded()}): otherwise the moved
- *       message's new store entry could be read again by the loading;</li>
- *   <li>a recovered message is shared by every queue that holds it, and its removal from the store is decided
- *       by its reference count: the virtual host keeps one extra reference on every recovered message until all
- *       queues have loaded, so that consuming it from one queue never removes it while another queue's entry is
- *       still unloaded.</li>
- * </ul>
- * {@link #shutdown} ends the loading: pages that arrive later only drop their references.
+ * <p><b>Recovery.</b> A recovered durable queue serves while its stored entries are still being loaded
+ * ({@link #addRecovered}). Messages published meanwhile wait behind the last recovered entry, so everything that
+ * was on the queue before a failover is delivered first; dead-lettering onto a loading queue waits for it
+ * ({@link #recoveryLoaded()}), or the loading could read the moved entry again.
  */
 public final class BrokerQueue {
     private static final Logger LOG = LoggerFactory.getLogger(BrokerQueue.class);
@@ -61,21 +40,13 @@ public final class BrokerQueue {
     private final boolean autoDelete;
     private final SerialExecutor executor;
     private final QueueHost host;
-    private final AtomicLong depthMessages = new AtomicLong();
-    private final AtomicLong depthBytes = new AtomicLong();
-    private final AtomicLong enqueuedTotal = new AtomicLong();
-    private final AtomicLong dequeuedTotal = new AtomicLong();
-    private final AtomicLong enqueuedBytes = new AtomicLong();
-    private final AtomicLong dequeuedBytes = new AtomicLong();
+    private final QueueDepth depth;
+    private final EntryRemoval removal;
     private final AtomicLong unrecordedRemovals = new AtomicLong();
 
     // Owned by executor.
-    private final ArrayDeque<QueueEntry> fresh = new ArrayDeque<>();
-    private final TreeMap<Long, QueueEntry> returned = new TreeMap<>();
-    private final List<QueueConsumer> consumers = new ArrayList<>();
-    private int nextConsumer;
-    private long nextSequence;
-    private int entriesWithExpiry;
+    private final EntryList entries;
+    private final Dispatcher dispatcher;
     private boolean deleted;
     /** Recovered entries are still being loaded: new messages wait in {@link #heldWhileLoading}. */
     private boolean loading;
@@ -89,6 +60,10 @@ public final class BrokerQueue {
         this.autoDelete = autoDelete;
         this.executor = executor;
         this.host = host;
+        this.depth = new QueueDepth(config.maxDepthMessages(), config.maxDepthBytes());
+        this.removal = new EntryRemoval(id, config.durable(), host);
+        this.entries = new EntryList(config.messageTtlMillis());
+        this.dispatcher = new Dispatcher(this, entries, host, executor);
     }
 
     public UUID id() {
@@ -117,29 +92,34 @@ public final class BrokerQueue {
 
     /** Messages on the queue, including those delivered and not yet settled and publishes being stored. */
     public long depthMessages() {
-        return depthMessages.get();
+        return depth.messages();
     }
 
     public long depthBytes() {
-        return depthBytes.get();
+        return depth.bytes();
     }
 
     public long enqueuedTotal() {
-        return enqueuedTotal.get();
+        return depth.enqueuedTotal();
     }
 
     public long dequeuedTotal() {
-        return dequeuedTotal.get();
+        return depth.dequeuedTotal();
     }
 
     /** Content bytes of the messages enqueued (since the queue was created or recovered on this node). */
     public long enqueuedBytes() {
-        return enqueuedBytes.get();
+        return depth.enqueuedBytes();
     }
 
     /** Content bytes of the messages removed. */
     public long dequeuedBytes() {
-        return dequeuedBytes.get();
+        return depth.dequeuedBytes();
+    }
+
+    /** Number of attached consumers (read from any thread; approximate). */
+    public int consumerCount() {
+        return dispatcher.count();
     }
 
     // ---- publishing (any thread) ----
@@ -149,53 +129,36 @@ public final class BrokerQueue {
      * full. Every successful reservation ends in {@link #enqueue} or {@link #cancelReservation}.
      */
     public void reserve(int bytes) {
-        long maxMessages = config.maxDepthMessages();
-        while (true) {
-            long current = depthMessages.get();
-            if (maxMessages > 0 && current >= maxMessages) {
-                throw full("holds " + current + " messages (maxDepthMessages " + maxMessages + ")");
-            }
-            if (depthMessages.compareAndSet(current, current + 1)) {
-                break;
-            }
-        }
-        long maxBytes = config.maxDepthBytes();
-        long newBytes = depthBytes.addAndGet(bytes);
-        if (maxBytes > 0 && newBytes > maxBytes) {
-            cancelReservation(bytes);
-            throw full("holds " + (newBytes - bytes) + " bytes (maxDepthBytes " + maxBytes + ")");
+        String full = depth.tryReserve(bytes);
+        if (full != null) {
+            host.operationalLog().log(LogCode.VHT_1008, name(), full);
+            throw new BrokerException(ErrorKind.RESOURCE_LIMIT_EXCEEDED, "queue '" + name() + "' is full: it " + full
+                    + "; publishes are refused until consumers drain it");
         }
     }
 
     public void cancelReservation(int bytes) {
-        depthMessages.decrementAndGet();
-        depthBytes.addAndGet(-bytes);
-    }
-
-    private BrokerException full(String why) {
-        String text = "queue '" + name() + "' is full: it " + why + "; publishes are refused until consumers drain it";
-        host.operationalLog().log(LogCode.VHT_1008, name(), why);
-        return new BrokerException(ErrorKind.RESOURCE_LIMIT_EXCEEDED, text);
+        depth.cancel(bytes);
     }
 
     /**
      * Adds a message whose room was reserved (and which is stored, if it had to be). While recovered entries are
-     * loading, the message waits behind them. The message counts as enqueued at once, as its reservation already
-     * counts in the depth: once a publish completes, the in-counters include it.
+     * loading, the message waits behind them. It counts as enqueued at once, as its reservation already counts in
+     * the depth: once a publish completes, the in-counters include it.
      */
     public void enqueue(ServerMessage message) {
-        countEnqueued(message);
+        depth.enqueued(message.metadata().contentSize());
         executor.execute(() -> {
             if (deleted) {
                 cancelReservation(message.metadata().contentSize());
-                forgetMessage(message);
+                removal.removeWithoutEntries(List.of(message));
                 return;
             }
             if (loading) {
                 heldWhileLoading.addLast(message);
                 return;
             }
-            addEntry(message, 0);
+            entries.add(message, 0);
             dispatch();
         });
     }
@@ -223,8 +186,9 @@ public final class BrokerQueue {
     /**
      * Adds the next page of recovered entries, in enqueue order, behind those already added; {@code last} ends
      * the loading and lets the messages held meanwhile follow. Each message must already count a reference for
-     * this queue's entry. Completes on the executor with false when the queue had shut down (the page's
-     * references are then dropped, and nothing is added).
+     * this queue's entry. While loading, the depth counts loaded entries and new publishes only (it lags, never
+     * goes negative). Completes on the executor with false when the queue had shut down (the page's references
+     * are then dropped, and nothing is added).
      */
     public CompletableFuture<Boolean> addRecovered(List<ServerMessage> page, boolean last) {
         CompletableFuture<Boolean> added = new CompletableFuture<>();
@@ -237,15 +201,15 @@ public final class BrokerQueue {
                 return;
             }
             for (ServerMessage message : page) {
-                depthMessages.incrementAndGet();
-                depthBytes.addAndGet(message.metadata().contentSize());
-                countEnqueued(message);
-                addEntry(message, 0);
+                int size = message.metadata().contentSize();
+                depth.reserveUnchecked(size);
+                depth.enqueued(size);
+                entries.add(message, 0);
             }
             if (last) {
                 loading = false;
                 for (ServerMessage held : heldWhileLoading) {
-                    addEntry(held, 0);
+                    entries.add(held, 0);
                 }
                 heldWhileLoading.clear();
                 recoveryLoaded.complete(null);
@@ -261,25 +225,6 @@ public final class BrokerQueue {
         return !recoveryLoaded.isDone();
     }
 
-    private void addEntry(ServerMessage message, int deliveryCount) {
-        long expiresAt = message.metadata().expiresAtMillis();
-        if (config.messageTtlMillis() > 0) {
-            long queueExpiry = message.metadata().arrivalMillis() + config.messageTtlMillis();
-            expiresAt = expiresAt == 0 ? queueExpiry : Math.min(expiresAt, queueExpiry);
-        }
-        QueueEntry entry = new QueueEntry(nextSequence++, message, expiresAt);
-        entry.deliveryCount = deliveryCount;
-        if (expiresAt != 0) {
-            entriesWithExpiry++;
-        }
-        fresh.addLast(entry);
-    }
-
-    private void countEnqueued(ServerMessage message) {
-        enqueuedTotal.incrementAndGet();
-        enqueuedBytes.addAndGet(message.metadata().contentSize());
-    }
-
     // ---- consumers (executor) ----
 
     /** Attaches a consumer; completes on the queue's executor. */
@@ -292,150 +237,36 @@ public final class BrokerQueue {
                 return;
             }
             QueueConsumer consumer = new QueueConsumer(this, target, preSettled);
-            consumers.add(consumer);
+            dispatcher.add(consumer);
             result.complete(consumer);
         });
         return result;
     }
 
-    /** Number of attached consumers (read from any thread; approximate). */
-    public int consumerCount() {
-        return consumers.size();
-    }
-
     void removeConsumer(QueueConsumer consumer) {
+        assert executor.inExecutor() : executor;
         if (consumer.closed) {
             return;
         }
-        consumer.closed = true;
-        consumers.remove(consumer);
-        for (QueueConsumer.Outgoing pending : consumer.outbox) {
-            returnEntry(pending.entry(), consumer, false, false);
-        }
-        consumer.outbox.clear();
-        for (QueueEntry entry : List.copyOf(consumer.unsettled)) {
-            // Leaving without settling counts as a failed delivery, unless this consumer already reported this
-            // message as failed: then the copy handed back to it while it was closing was never seen by the
-            // application (Qpid JMS sends modified(delivery-failed), then detaches) and one failure is enough.
-            returnEntry(entry, consumer, entry.explicitlyFailedBy != consumer, false);
-        }
-        consumer.unsettled.clear();
-        if (autoDelete && consumers.isEmpty()) {
+        boolean wasLast = dispatcher.remove(consumer);
+        if (autoDelete && wasLast) {
             host.autoDelete(this);
         } else {
             dispatch();
         }
     }
 
-    /** Hands available entries to consumers with credit, round robin. Runs on the executor. */
     void dispatch() {
-        if (deleted || consumers.isEmpty()) {
-            return;
-        }
-        long now = host.nowMillis();
-        int size = consumers.size();
-        int withoutWork = 0;
-        while (withoutWork < size) {
-            QueueConsumer consumer = consumers.get(nextConsumer++ % size);
-            if (nextConsumer >= size) {
-                nextConsumer = 0;
-            }
-            if (consumer.credit <= 0) {
-                withoutWork++;
-                continue;
-            }
-            QueueEntry entry = nextAvailable(consumer, now);
-            if (entry == null) {
-                withoutWork++;
-                continue;
-            }
-            withoutWork = 0;
-            handOver(entry, consumer);
-        }
-        for (QueueConsumer consumer : consumers) { // completeDrainIfDone never changes the list
-            completeDrainIfDone(consumer);
-        }
-    }
-
-    private QueueEntry nextAvailable(QueueConsumer consumer, long now) {
-        while (true) {
-            QueueEntry candidate = null;
-            Iterator<QueueEntry> returnedEntries = returned.values().iterator();
-            while (returnedEntries.hasNext()) {
-                QueueEntry e = returnedEntries.next();
-                if (!e.refusedBy(consumer)) {
-                    candidate = e;
-                    break;
-                }
-            }
-            QueueEntry head = fresh.peekFirst();
-            boolean fromFresh = head != null && (candidate == null || head.sequence < candidate.sequence);
-            if (fromFresh) {
-                candidate = fresh.pollFirst();
-            } else if (candidate != null) {
-                returned.remove(candidate.sequence);
-            } else {
-                return null;
-            }
-            if (candidate.isExpired(now)) {
-                expire(candidate);
-                continue;
-            }
-            return candidate;
-        }
-    }
-
-    private void handOver(QueueEntry entry, QueueConsumer consumer) {
-        if (LOG.isDebugEnabled()) {
-            LOG.debug("Queue '{}': message {} to consumer {} (failed deliveries so far {})", name(),
-                    entry.message.id(), consumer.target, entry.deliveryCount);
-        }
-        consumer.credit--;
-        entry.state = QueueEntry.State.ACQUIRED;
-        entry.owner = consumer;
-        CompletableFuture<byte[]> content = entry.message.content(host::loadContent);
-        consumer.unsettled.add(entry);
-        consumer.outbox.addLast(new QueueConsumer.Outgoing(entry, content));
-        if (content.isDone()) {
-            flushOutbox(consumer);
-        } else {
-            content.whenComplete((bytes, failure) -> executor.execute(() -> flushOutbox(consumer)));
-        }
-    }
-
-    private void flushOutbox(QueueConsumer consumer) {
-        while (!consumer.closed && !consumer.outbox.isEmpty() && consumer.outbox.peekFirst().content().isDone()) {
-            QueueConsumer.Outgoing next = consumer.outbox.pollFirst();
-            QueueEntry entry = next.entry();
-            byte[] bytes;
-            try {
-                bytes = next.content().join();
-            } catch (RuntimeException e) {
-                LOG.error("Could not read message {} of queue '{}' from the store; it stays on the queue",
-                        entry.message.id(), name(), e);
-                returnEntry(entry, consumer, false, false);
-                continue;
-            }
-            if (consumer.preSettled) {
-                consumer.unsettled.remove(entry);
-                removeEntry(entry);
-            }
-            consumer.target.deliver(new EntryDelivery(this, entry, consumer, bytes, entry.deliveryCount));
-        }
-        completeDrainIfDone(consumer);
-    }
-
-    private void completeDrainIfDone(QueueConsumer consumer) {
-        if (consumer.drainRequested && consumer.outbox.isEmpty()) {
-            consumer.drainRequested = false;
-            consumer.credit = 0;
-            consumer.target.drained();
+        assert executor.inExecutor() : executor;
+        if (!deleted) {
+            dispatcher.dispatch();
         }
     }
 
     // ---- settlement (executor) ----
 
     void accepted(QueueEntry entry, QueueConsumer consumer, CompletableFuture<Void> done) {
+        assert executor.inExecutor() : executor;
         if (entry.state != QueueEntry.State.ACQUIRED || entry.owner != consumer || deleted) {
             // After shutdown (passivation, broker stop) the store record stays: a redelivery after restart.
             done.complete(null);
@@ -454,6 +285,7 @@ public final class BrokerQueue {
     }
 
     void returnEntry(QueueEntry entry, QueueConsumer consumer, boolean deliveryFailed, boolean refuseConsumer) {
+        assert executor.inExecutor() : executor;
         if (entry.state != QueueEntry.State.ACQUIRED || entry.owner != consumer) {
             return;
         }
@@ -475,7 +307,7 @@ public final class BrokerQueue {
                 return;
             }
         }
-        returned.put(entry.sequence, entry);
+        entries.putBack(entry);
         if (!deleted) {
             // Behind tasks already queued: a client that returns a message and then detaches (Qpid JMS closing)
             // must not have it handed straight back to the departing link and counted as failed twice.
@@ -485,6 +317,7 @@ public final class BrokerQueue {
 
     /** A consumer's explicit modified outcome. */
     void modified(QueueEntry entry, QueueConsumer consumer, boolean deliveryFailed, boolean refuseConsumer) {
+        assert executor.inExecutor() : executor;
         if (deliveryFailed && entry.state == QueueEntry.State.ACQUIRED && entry.owner == consumer) {
             entry.explicitlyFailedBy = consumer;
         }
@@ -492,6 +325,7 @@ public final class BrokerQueue {
     }
 
     void rejected(QueueEntry entry, QueueConsumer consumer) {
+        assert executor.inExecutor() : executor;
         if (entry.state != QueueEntry.State.ACQUIRED || entry.owner != consumer) {
             return;
         }
@@ -501,14 +335,14 @@ public final class BrokerQueue {
     }
 
     /**
-     * Records a transactional acknowledgement. The acknowledgement joins the transaction at once, on the caller's
-     * (connection) thread, so that a commit the client sends next includes it; the entry's own change of state
-     * runs here on the executor, and the commit waits for it ({@link TransactionParticipant#ready()}).
+     * Records a transactional acknowledgement. It joins the transaction at once, on the caller's (connection)
+     * thread, so that a commit the client sends next includes it; the entry's own change of state runs here on
+     * the executor, and the commit waits for it ({@link TransactionParticipant#ready()}).
      */
     CompletableFuture<Void> acceptInTransaction(QueueEntry entry, QueueConsumer consumer, LocalTransaction transaction) {
-        TransactionalAcknowledgement acknowledgement = new TransactionalAcknowledgement(entry);
+        TransactionalAcknowledgement acknowledgement = new TransactionalAcknowledgement(this, removal, entry);
         try {
-            ((LocalTransactionImpl) transaction).enlist(acknowledgement);
+            transaction.enlist(acknowledgement);
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
@@ -524,137 +358,54 @@ public final class BrokerQueue {
     }
 
     /**
-     * A transactional acknowledgement of one entry (see {@link TransactionParticipant}). {@code enlisted} tells
-     * whether the entry was still this consumer's when the acknowledgement reached the queue; if not, the
-     * acknowledgement does nothing.
-     *
-     * <p>The entry's reference on its message is dropped only once the transaction committed: dropped at prepare,
-     * a rollback would give it back after another holder (a fanout copy, or the recovery's own reference) had seen
-     * the count reach zero and removed the message from the store. When the commit drops the last reference, the
-     * message's removal follows in a transaction of its own (lost in a crash, it leaves an orphan that the next
-     * recovery removes).
+     * A transactional acknowledgement committed. When that dropped the message's last reference, its removal
+     * follows in a transaction of its own (lost in a crash, it leaves an orphan that the next recovery removes).
      */
-    private final class TransactionalAcknowledgement implements TransactionParticipant {
-        private final QueueEntry entry;
-        private final CompletableFuture<Boolean> enlisted = new CompletableFuture<>();
-
-        TransactionalAcknowledgement(QueueEntry entry) {
-            this.entry = entry;
+    void removeAcknowledged(QueueEntry entry) {
+        assert executor.inExecutor() : executor;
+        entry.state = QueueEntry.State.REMOVED;
+        ServerMessage message = entry.message;
+        boolean last = message.dropReference() == 0;
+        if (last && message.isStored()) {
+            removal.removeMessageRecord(message);
         }
+        forgetEntry(entry, last);
+    }
 
-        @Override
-        public CompletableFuture<Void> ready() {
-            return enlisted.thenApply(held -> null);
+    /** A transactional acknowledgement rolled back: the entry is available again, one more delivery counted. */
+    void returnUnacknowledged(QueueEntry entry) {
+        assert executor.inExecutor() : executor;
+        if (entry.state != QueueEntry.State.IN_TRANSACTION) {
+            return;
         }
-
-        private boolean held() {
-            return enlisted.getNow(false);
-        }
-
-        @Override
-        public void prepare(StoreTransaction storeTransaction) {
-            if (held()) {
-                appendDequeue(storeTransaction, entry.message);
-            }
-        }
-
-        @Override
-        public void committed() {
-            if (!held()) {
-                return;
-            }
-            executor.execute(() -> {
-                entry.state = QueueEntry.State.REMOVED;
-                ServerMessage message = entry.message;
-                boolean last = message.dropReference() == 0;
-                if (last && message.isStored()) {
-                    removeMessageRecord(message);
-                }
-                forgetEntry(entry, last);
-            });
-        }
-
-        @Override
-        public void rolledBack() {
-            // Queued after the enlisting task (same executor), so the entry's state is settled by then.
-            executor.execute(() -> {
-                if (entry.state != QueueEntry.State.IN_TRANSACTION) {
-                    return;
-                }
-                entry.state = QueueEntry.State.AVAILABLE;
-                entry.owner = null;
-                entry.deliveryCount++;
-                returned.put(entry.sequence, entry);
-                dispatch();
-            });
-        }
+        entry.state = QueueEntry.State.AVAILABLE;
+        entry.owner = null;
+        entry.deliveryCount++;
+        entries.putBack(entry);
+        dispatch();
     }
 
     // ---- removal (executor) ----
 
     /** Removes an entry now: in memory at once, in the store without waiting for durability. */
-    private CompletableFuture<Void> removeEntry(QueueEntry entry) {
+    CompletableFuture<Void> removeEntry(QueueEntry entry) {
+        assert executor.inExecutor() : executor;
         entry.state = QueueEntry.State.REMOVED;
         StoreTransaction storeTransaction = host.newStoreTransaction();
-        boolean last = appendRemoval(storeTransaction, entry.message);
+        boolean last = removal.append(storeTransaction, entry.message);
         forgetEntry(entry, last);
         return storeTransaction.isEmpty() ? CompletableFuture.completedFuture(null) : storeTransaction.commit();
     }
 
-    /**
-     * Adds the store records that take {@code message} off this queue; returns whether this was the message's last
-     * reference (its content can go). Thread-safe: touches only the message's atomic counter.
-     */
-    private boolean appendRemoval(StoreTransaction storeTransaction, ServerMessage message) {
-        appendDequeue(storeTransaction, message);
-        boolean last = message.dropReference() == 0;
-        if (last && message.isStored()) {
-            storeTransaction.removeMessage(message.id());
-        }
-        return last;
-    }
-
-    private void appendDequeue(StoreTransaction storeTransaction, ServerMessage message) {
-        if (message.isStored() && isDurable()) {
-            storeTransaction.dequeue(id, message.id());
-        }
-    }
-
-    /** Removes a message whose last reference went, in a store transaction of its own (relaxed durability). */
-    private void removeMessageRecord(ServerMessage message) {
-        try {
-            StoreTransaction removal = host.newStoreTransaction();
-            removal.removeMessage(message.id());
-            removal.commit();
-        } catch (BrokerException e) {
-            // No store (the host is passivating): the record stays, an orphan that the next recovery removes.
-        }
-    }
-
     private void forgetEntry(QueueEntry entry, boolean lastReference) {
-        depthMessages.decrementAndGet();
-        depthBytes.addAndGet(-entry.message.metadata().contentSize());
-        dequeuedTotal.incrementAndGet();
-        dequeuedBytes.addAndGet(entry.message.metadata().contentSize());
-        if (entry.expiresAtMillis != 0) {
-            entriesWithExpiry--;
-        }
+        depth.removed(entry.message.metadata().contentSize());
+        entries.forget(entry);
         if (lastReference) {
             entry.message.releaseContent();
         }
     }
 
-    private void forgetMessage(ServerMessage message) {
-        StoreTransaction storeTransaction = host.newStoreTransaction();
-        if (appendRemoval(storeTransaction, message)) {
-            message.releaseContent();
-        }
-        if (!storeTransaction.isEmpty()) {
-            storeTransaction.commit();
-        }
-    }
-
-    private void expire(QueueEntry entry) {
+    void expire(QueueEntry entry) {
         LOG.debug("Message {} expired on queue '{}'", entry.message.id(), name());
         removeEntry(entry);
     }
@@ -662,25 +413,8 @@ public final class BrokerQueue {
     /** Drops expired entries that no consumer has reached (runs on the executor). */
     public void expireEntries() {
         executor.execute(() -> {
-            if (entriesWithExpiry == 0 || deleted) {
-                return;
-            }
-            long now = host.nowMillis();
-            Iterator<QueueEntry> it = fresh.iterator();
-            while (it.hasNext()) {
-                QueueEntry e = it.next();
-                if (e.isExpired(now)) {
-                    it.remove();
-                    expire(e);
-                }
-            }
-            Iterator<Map.Entry<Long, QueueEntry>> back = returned.entrySet().iterator();
-            while (back.hasNext()) {
-                QueueEntry e = back.next().getValue();
-                if (e.isExpired(now)) {
-                    back.remove();
-                    expire(e);
-                }
+            if (!deleted) {
+                entries.takeExpired(host.nowMillis()).forEach(this::expire);
             }
         });
     }
@@ -703,7 +437,7 @@ public final class BrokerQueue {
                 LOG.error("Dead-letter queue '{}' unavailable for message {} of '{}': {}; the message stays",
                         dlqName, entry.message.id(), name(), failure.toString());
                 entry.state = QueueEntry.State.AVAILABLE;
-                returned.put(entry.sequence, entry);
+                entries.putBack(entry);
                 return;
             }
             moveTo(dlq, entry, reason);
@@ -717,9 +451,8 @@ public final class BrokerQueue {
         if (message.isStored() && dlq.isDurable()) {
             storeTransaction.enqueue(dlq.id(), message.id());
         }
-        appendRemoval(storeTransaction, message);
-        dlq.depthMessages.incrementAndGet();
-        dlq.depthBytes.addAndGet(message.metadata().contentSize());
+        removal.append(storeTransaction, message);
+        dlq.depth.reserveUnchecked(message.metadata().contentSize());
         CompletableFuture<Void> durable = storeTransaction.isEmpty()
                 ? CompletableFuture.completedFuture(null) : storeTransaction.commit();
         durable.whenComplete((ok, failure) -> executor.execute(() -> {
@@ -728,7 +461,7 @@ public final class BrokerQueue {
                         message.id(), name(), dlq.name(), failure.toString());
                 dlq.cancelReservation(message.metadata().contentSize());
                 entry.state = QueueEntry.State.AVAILABLE;
-                returned.put(entry.sequence, entry);
+                entries.putBack(entry);
                 return;
             }
             entry.state = QueueEntry.State.REMOVED;
@@ -742,7 +475,8 @@ public final class BrokerQueue {
 
     /**
      * The queue leaves memory (virtual host passivating or stopping, or the queue deleted). Consumers are told;
-     * the store is not touched unless {@code removeFromStore}.
+     * the store is not touched unless {@code removeFromStore}. Ends a recovery's loading: pages that arrive later
+     * only drop their references.
      */
     public CompletableFuture<Void> shutdown(String reason, boolean removeFromStore) {
         CompletableFuture<Void> done = new CompletableFuture<>();
@@ -753,28 +487,13 @@ public final class BrokerQueue {
                 LOG.warn("Queue '{}': {} accepted messages could not be removed from the store; they may be "
                         + "redelivered after a restart", name(), unrecorded);
             }
-            for (QueueConsumer consumer : List.copyOf(consumers)) {
-                consumer.closed = true;
-                consumer.target.closedByBroker(reason);
-            }
-            consumers.clear();
+            dispatcher.closeAll(reason);
             if (removeFromStore) {
-                StoreTransaction storeTransaction = host.newStoreTransaction();
-                List<ServerMessage> all = new ArrayList<>(fresh.size() + returned.size() + heldWhileLoading.size());
-                fresh.forEach(e -> all.add(e.message));
-                returned.values().forEach(e -> all.add(e.message));
+                List<ServerMessage> all = entries.messages();
                 all.addAll(heldWhileLoading);
-                for (ServerMessage message : all) {
-                    if (appendRemoval(storeTransaction, message)) {
-                        message.releaseContent();
-                    }
-                }
-                if (!storeTransaction.isEmpty()) {
-                    storeTransaction.commit();
-                }
+                removal.removeWithoutEntries(all);
             }
-            fresh.clear();
-            returned.clear();
+            entries.clear();
             heldWhileLoading.clear();
             loading = false;
             recoveryLoaded.complete(null);

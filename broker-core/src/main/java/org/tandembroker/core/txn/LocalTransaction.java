@@ -19,4 +19,16 @@ public interface LocalTransaction {
 
     /** True until committed or rolled back. */
     boolean isOpen();
+
+    /**
+     * Adds a piece of work (a publish, an acknowledgement) that commits or rolls back with this transaction.
+     * Called by the core on the client connection's thread when the front end passes this transaction to a
+     * publish or an acceptance; a front end never calls it. Fails with ILLEGAL_STATE once discharged.
+     *
+     * <p>Only the core's transactions ({@link StoreBackedTransaction}) take participants; a front end's test double
+     * that keeps its own publishes and acknowledgements need not.
+     */
+    default void enlist(TransactionParticipant participant) {
+        throw new UnsupportedOperationException(getClass().getSimpleName() + " takes no core participants");
+    }
 }

@@ -20,7 +20,7 @@ import org.tandembroker.core.oplog.OperationalLog;
 import org.tandembroker.core.store.MessageStore;
 import org.tandembroker.core.store.memory.MemoryMessageStore;
 import org.tandembroker.core.vhost.Destination;
-import org.tandembroker.core.vhost.VirtualHostImpl;
+import org.tandembroker.core.vhost.BrokerVirtualHost;
 import org.tandembroker.core.vhost.VirtualHostState;
 
 /** A started virtual host on a given store, for tests. Close it. */
@@ -31,11 +31,11 @@ public final class VirtualHostHarness implements AutoCloseable {
     private final ScheduledExecutorService housekeeping = Executors.newSingleThreadScheduledExecutor();
     private final OperationalLog operationalLog = new OperationalLog();
     private final List<String> logLines = new java.util.concurrent.CopyOnWriteArrayList<>();
-    private final VirtualHostImpl host;
+    private final BrokerVirtualHost host;
 
     public VirtualHostHarness(VirtualHostConfig config, Supplier<MessageStore> stores, long contentBudget) {
         operationalLog.addObserver(logLines::add);
-        host = new VirtualHostImpl(config, stores, operationalLog, new ContentBudget(contentBudget), pool,
+        host = new BrokerVirtualHost(config, stores, operationalLog, new ContentBudget(contentBudget), pool,
                 housekeeping);
         host.start();
         try {
@@ -62,7 +62,7 @@ public final class VirtualHostHarness implements AutoCloseable {
                 bindings);
     }
 
-    public VirtualHostImpl host() {
+    public BrokerVirtualHost host() {
         return host;
     }
 

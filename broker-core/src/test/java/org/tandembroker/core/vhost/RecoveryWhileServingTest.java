@@ -80,14 +80,14 @@ class RecoveryWhileServingTest {
     }
 
     /** Starts a host on the stored records; returns once it is ACTIVE (the harness waits for it). */
-    private VirtualHostImpl start(boolean holdPages) {
+    private BrokerVirtualHost start(boolean holdPages) {
         store = new ControlledStore(stored, holdPages);
         harness = new VirtualHostHarness(VirtualHostHarness.config(false, VirtualHostHarness.DEFAULTS, List.of(),
                 List.of(), List.of()), () -> store, 64L * 1024 * 1024);
         return harness.host();
     }
 
-    private static RecordingConsumer consume(VirtualHostImpl host, String queue, int credit) {
+    private static RecordingConsumer consume(BrokerVirtualHost host, String queue, int credit) {
         RecordingConsumer consumer = new RecordingConsumer();
         host.subscribe(queue, consumer, SubscriptionOptions.AT_LEAST_ONCE).join().addCredit(credit);
         return consumer;
@@ -108,7 +108,7 @@ class RecoveryWhileServingTest {
         UUID deep = storedQueue("deep");
         List<String> texts = storedMessages("m", 1000, deep);
 
-        VirtualHostImpl host = start(true);
+        BrokerVirtualHost host = start(true);
 
         // Active although every background page is held: only the head was loaded.
         BrokerQueue queue = host.queue("deep").orElseThrow();
@@ -147,7 +147,7 @@ class RecoveryWhileServingTest {
         storedMessages("m", HEAD - 1, shallow);
         long orphan = storedMessage("orphan");
 
-        VirtualHostImpl host = start(true);
+        BrokerVirtualHost host = start(true);
 
         assertThat(host.recoveryInProgress()).isFalse();
         assertThat(host.queue("shallow").orElseThrow().depthMessages()).isEqualTo(HEAD - 1);
@@ -162,7 +162,7 @@ class RecoveryWhileServingTest {
     void messagesPublishedWhileAQueueLoadsAreDeliveredAfterEveryRecoveredEntry() throws Exception {
         UUID orders = storedQueue("orders");
         List<String> expected = new ArrayList<>(storedMessages("old", HEAD + 50, orders));
-        VirtualHostImpl host = start(true);
+        BrokerVirtualHost host = start(true);
         RecordingConsumer consumer = consume(host, "orders", 1000);
         List<String> delivered = new ArrayList<>(texts(consumer.next(HEAD)));
 
@@ -185,7 +185,7 @@ class RecoveryWhileServingTest {
         UUID second = storedQueue("second");
         List<String> secondOnly = storedMessages("second-only", HEAD + 10, second);
         long shared = storedMessage("shared", first, second); // the head of "first", beyond the head of "second"
-        VirtualHostImpl host = start(true);
+        BrokerVirtualHost host = start(true);
 
         Delivery fromFirst = consume(host, "first", 10).next();
         assertThat(VirtualHostHarness.text(fromFirst)).isEqualTo("shared");
@@ -213,7 +213,7 @@ class RecoveryWhileServingTest {
         UUID second = storedQueue("second");
         long shared = storedMessage("shared", first, second);
         storedMessages("more", HEAD + 10, second);
-        VirtualHostImpl host = start(true);
+        BrokerVirtualHost host = start(true);
 
         consume(host, "first", 1).next().accept(null).join();
         consume(host, "second", 1).next().accept(null).join();
@@ -231,7 +231,7 @@ class RecoveryWhileServingTest {
         long before = storedMessage("orphan-before");
         storedMessages("m", HEAD + 10, deep);
         long after = storedMessage("orphan-after");
-        VirtualHostImpl host = start(true);
+        BrokerVirtualHost host = start(true);
 
         assertThat(inStore(before)).isTrue();
         assertThat(inStore(after)).isTrue();
@@ -248,7 +248,7 @@ class RecoveryWhileServingTest {
             throws Exception {
         UUID orders = storedQueue("orders");
         List<String> texts = storedMessages("m", 600, orders);
-        VirtualHostImpl host = start(true);
+        BrokerVirtualHost host = start(true);
         RecordingConsumer consumer = consume(host, "orders", 10);
         List<Delivery> first = consumer.next(10);
         for (Delivery delivery : first.subList(0, 3)) {

@@ -41,7 +41,7 @@ class SharedMessageTest {
                 List.of(queue("first"), queue("second")), List.of(new ExchangeConfig("fan", ExchangeType.FANOUT, true)),
                 List.of(new BindingConfig("fan", "first", ""), new BindingConfig("fan", "second", ""))),
                 () -> store, 0); // no body stays on the heap: every delivery reads the store
-        VirtualHostImpl host = harness.host();
+        BrokerVirtualHost host = harness.host();
         harness.publish("fan", "shared");
         RecordingConsumer first = consume(host, "first");
         RecordingConsumer second = consume(host, "second");
@@ -72,7 +72,7 @@ class SharedMessageTest {
         return new QueueConfig(name, true, 0, 0, 0, 0, null);
     }
 
-    private static RecordingConsumer consume(VirtualHostImpl host, String queue) {
+    private static RecordingConsumer consume(BrokerVirtualHost host, String queue) {
         RecordingConsumer consumer = new RecordingConsumer();
         host.subscribe(queue, consumer, SubscriptionOptions.AT_LEAST_ONCE).join().addCredit(10);
         return consumer;

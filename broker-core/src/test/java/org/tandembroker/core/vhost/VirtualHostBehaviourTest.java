@@ -36,12 +36,12 @@ class VirtualHostBehaviourTest {
         }
     }
 
-    private VirtualHostImpl hostWith(List<QueueConfig> queues) {
+    private BrokerVirtualHost hostWith(List<QueueConfig> queues) {
         harness = VirtualHostHarness.memory(true, DEFAULTS, queues, List.of(), List.of());
         return harness.host();
     }
 
-    private Subscription subscribe(VirtualHostImpl host, String address, RecordingConsumer consumer, int credit) {
+    private Subscription subscribe(BrokerVirtualHost host, String address, RecordingConsumer consumer, int credit) {
         Subscription s = host.subscribe(address, consumer, SubscriptionOptions.AT_LEAST_ONCE).join();
         s.addCredit(credit);
         return s;
@@ -49,7 +49,7 @@ class VirtualHostBehaviourTest {
 
     @Test
     void deliversMessagesInPublishOrderOnlyWithinCredit() throws Exception {
-        VirtualHostImpl host = hostWith(List.of());
+        BrokerVirtualHost host = hostWith(List.of());
         for (int i = 0; i < 5; i++) {
             harness.publish("orders", "m" + i);
         }
@@ -63,7 +63,7 @@ class VirtualHostBehaviourTest {
 
     @Test
     void competingConsumersShareTheQueue() throws Exception {
-        VirtualHostImpl host = hostWith(List.of());
+        BrokerVirtualHost host = hostWith(List.of());
         RecordingConsumer a = new RecordingConsumer();
         RecordingConsumer b = new RecordingConsumer();
         subscribe(host, "work", a, 100);
@@ -78,7 +78,7 @@ class VirtualHostBehaviourTest {
 
     @Test
     void acceptedMessageLeavesTheQueue() throws Exception {
-        VirtualHostImpl host = hostWith(List.of());
+        BrokerVirtualHost host = hostWith(List.of());
         harness.publish("q", "hello");
         RecordingConsumer consumer = new RecordingConsumer();
         subscribe(host, "q", consumer, 10);
@@ -90,7 +90,7 @@ class VirtualHostBehaviourTest {
 
     @Test
     void releasedMessageComesBackAheadOfNewerOnesWithUnchangedDeliveryCount() throws Exception {
-        VirtualHostImpl host = hostWith(List.of());
+        BrokerVirtualHost host = hostWith(List.of());
         harness.publish("q", "first");
         harness.publish("q", "second");
         RecordingConsumer consumer = new RecordingConsumer();
@@ -105,7 +105,7 @@ class VirtualHostBehaviourTest {
 
     @Test
     void closingAConsumerRedeliversItsUnsettledMessagesAsFailedDeliveries() throws Exception {
-        VirtualHostImpl host = hostWith(List.of());
+        BrokerVirtualHost host = hostWith(List.of());
         harness.publish("q", "unsettled");
         RecordingConsumer first = new RecordingConsumer();
         Subscription s = subscribe(host, "q", first, 10);
@@ -120,7 +120,7 @@ class VirtualHostBehaviourTest {
 
     @Test
     void consumerThatFailsAMessageAndThenLeavesCountsOneFailedDeliveryNotTwo() throws Exception {
-        VirtualHostImpl host = hostWith(List.of());
+        BrokerVirtualHost host = hostWith(List.of());
         harness.publish("q", "once-failed");
         RecordingConsumer leaving = new RecordingConsumer();
         Subscription s = subscribe(host, "q", leaving, 10);
@@ -135,7 +135,7 @@ class VirtualHostBehaviourTest {
 
     @Test
     void messageGoesToDeadLetterQueueAfterMaximumDeliveries() throws Exception {
-        VirtualHostImpl host = hostWith(List.of(new QueueConfig("poison", true, 0, 0, 0, 3, "poison.dlq")));
+        BrokerVirtualHost host = hostWith(List.of(new QueueConfig("poison", true, 0, 0, 0, 3, "poison.dlq")));
         harness.publish("poison", "bad");
         RecordingConsumer consumer = new RecordingConsumer();
         Subscription s = subscribe(host, "poison", consumer, 100);
@@ -153,7 +153,7 @@ class VirtualHostBehaviourTest {
 
     @Test
     void rejectedMessageIsDeadLettered() throws Exception {
-        VirtualHostImpl host = hostWith(List.of(new QueueConfig("q", true, 0, 0, 0, 0, "DLQ")));
+        BrokerVirtualHost host = hostWith(List.of(new QueueConfig("q", true, 0, 0, 0, 0, "DLQ")));
         harness.publish("q", "invalid");
         RecordingConsumer consumer = new RecordingConsumer();
         subscribe(host, "q", consumer, 10);
@@ -165,7 +165,7 @@ class VirtualHostBehaviourTest {
 
     @Test
     void fullQueueRefusesPublishesWithResourceLimitExceededUntilDrained() throws Exception {
-        VirtualHostImpl host = hostWith(List.of(new QueueConfig("small", true, 2, 0, 0, 0, null)));
+        BrokerVirtualHost host = hostWith(List.of(new QueueConfig("small", true, 2, 0, 0, 0, null)));
         harness.publish("small", "1");
         harness.publish("small", "2");
         assertThatThrownBy(() -> harness.publish("small", "3"))
@@ -182,7 +182,7 @@ class VirtualHostBehaviourTest {
 
     @Test
     void expiredMessagesAreNeverDelivered() throws Exception {
-        VirtualHostImpl host = hostWith(List.of());
+        BrokerVirtualHost host = hostWith(List.of());
         harness.publish("ttl", message("stale", null, true, System.currentTimeMillis() - 1));
         harness.publish("ttl", message("fresh", null, true, 0));
         RecordingConsumer consumer = new RecordingConsumer();
@@ -193,7 +193,7 @@ class VirtualHostBehaviourTest {
 
     @Test
     void queueMessageTtlExpiresMessagesThatWaitedTooLong() throws Exception {
-        VirtualHostImpl host = hostWith(List.of(new QueueConfig("short", true, 0, 0, 60_000, 0, null)));
+        BrokerVirtualHost host = hostWith(List.of(new QueueConfig("short", true, 0, 0, 60_000, 0, null)));
         var old = message("old", null, true, 0);
         var aged = new org.tandembroker.core.message.IncomingMessage(
                 old.metadata().withArrival(System.currentTimeMillis() - 120_000), old.content());
@@ -206,7 +206,7 @@ class VirtualHostBehaviourTest {
 
     @Test
     void preSettledConsumerRemovesMessagesAsTheyAreSent() throws Exception {
-        VirtualHostImpl host = hostWith(List.of());
+        BrokerVirtualHost host = hostWith(List.of());
         harness.publish("q", "once");
         RecordingConsumer consumer = new RecordingConsumer();
         Subscription s = host.subscribe("q", consumer, SubscriptionOptions.AT_MOST_ONCE).join();
@@ -217,7 +217,7 @@ class VirtualHostBehaviourTest {
 
     @Test
     void drainWithNothingLeftReportsDrained() throws Exception {
-        VirtualHostImpl host = hostWith(List.of());
+        BrokerVirtualHost host = hostWith(List.of());
         harness.publish("q", "only");
         RecordingConsumer consumer = new RecordingConsumer();
         Subscription s = subscribe(host, "q", consumer, 10);
@@ -229,7 +229,7 @@ class VirtualHostBehaviourTest {
     @Test
     void topicExchangeRoutesBySubjectToMatchingSubscriptions() throws Exception {
         harness = VirtualHostHarness.memory(true, DEFAULTS, List.of(), List.of(), List.of());
-        VirtualHostImpl host = harness.host();
+        BrokerVirtualHost host = harness.host();
         RecordingConsumer all = new RecordingConsumer();
         RecordingConsumer nyse = new RecordingConsumer();
         subscribe(host, "amq.topic/stocks.#", all, 10);
@@ -250,7 +250,7 @@ class VirtualHostBehaviourTest {
                         new ExchangeConfig("router", ExchangeType.DIRECT, true)),
                 List.of(new BindingConfig("events", "a", ""), new BindingConfig("events", "b", ""),
                         new BindingConfig("router", "a", "red")));
-        VirtualHostImpl host = harness.host();
+        BrokerVirtualHost host = harness.host();
         harness.publish("events", "broadcast");
         harness.publish("router/red", "for-a");
         harness.publish("router/blue", "for-nobody");
@@ -265,7 +265,7 @@ class VirtualHostBehaviourTest {
 
     @Test
     void transactionalPublishesAppearOnlyAtCommit() throws Exception {
-        VirtualHostImpl host = hostWith(List.of());
+        BrokerVirtualHost host = hostWith(List.of());
         RecordingConsumer consumer = new RecordingConsumer();
         subscribe(host, "txq", consumer, 10);
         Destination d = host.resolveDestination("txq").join();
@@ -282,7 +282,7 @@ class VirtualHostBehaviourTest {
 
     @Test
     void transactionalAcknowledgementRemovesAtCommitAndRedeliversAtRollback() throws Exception {
-        VirtualHostImpl host = hostWith(List.of());
+        BrokerVirtualHost host = hostWith(List.of());
         harness.publish("txq", "a");
         harness.publish("txq", "b");
         RecordingConsumer consumer = new RecordingConsumer();
@@ -302,7 +302,7 @@ class VirtualHostBehaviourTest {
 
     @Test
     void acknowledgementsIssuedJustBeforeACommitArePartOfThatCommit() throws Exception {
-        VirtualHostImpl host = hostWith(List.of());
+        BrokerVirtualHost host = hostWith(List.of());
         for (int i = 0; i < 50; i++) {
             harness.publish("txrace", "m" + i);
         }
@@ -330,7 +330,7 @@ class VirtualHostBehaviourTest {
     void contentBeyondTheMemoryBudgetIsReadBackFromTheStore() throws Exception {
         harness = new VirtualHostHarness(VirtualHostHarness.config(true, DEFAULTS, List.of(), List.of(), List.of()),
                 org.tandembroker.core.store.memory.MemoryMessageStore::new, 0);
-        VirtualHostImpl host = harness.host();
+        BrokerVirtualHost host = harness.host();
         List<String> sent = new ArrayList<>();
         for (int i = 0; i < 20; i++) {
             sent.add("body-" + i);
@@ -343,7 +343,7 @@ class VirtualHostBehaviourTest {
 
     @Test
     void passivationClosesConnectionsAndRefusesNewOnesWithReason() throws Exception {
-        VirtualHostImpl host = hostWith(List.of());
+        BrokerVirtualHost host = hostWith(List.of());
         List<String> closes = new java.util.concurrent.CopyOnWriteArrayList<>();
         ClientConnection connection = new ClientConnection() {
             @Override
@@ -370,7 +370,7 @@ class VirtualHostBehaviourTest {
     }
     @Test
     void refusedPublishesFailWithResourceLimitUntilAcceptedAgainAndConsumersCarryOn() throws Exception {
-        VirtualHostImpl host = hostWith(List.of());
+        BrokerVirtualHost host = hostWith(List.of());
         harness.publish("q", "before");
         Destination destination = host.resolveDestination("q").join();
 
@@ -389,14 +389,14 @@ class VirtualHostBehaviourTest {
         destination.publish(message("after", null, true, 0), null).join();
 
         assertThat(consumer.next()).extracting(VirtualHostHarness::text).isEqualTo("after");
-        assertThat(host.publishStatistics()).extracting(VirtualHostImpl.PublishStatistics::messagesIn,
-                VirtualHostImpl.PublishStatistics::bytesIn, VirtualHostImpl.PublishStatistics::publishesRefused)
+        assertThat(host.publishStatistics()).extracting(PublishStatistics::messagesIn,
+                PublishStatistics::bytesIn, PublishStatistics::publishesRefused)
                 .containsExactly(2L, (long) ("before".length() + "after".length()), 1L);
     }
 
     @Test
     void listsConnectionsAndClosesOneByItsDescription() {
-        VirtualHostImpl host = hostWith(List.of());
+        BrokerVirtualHost host = hostWith(List.of());
         List<String> closes = new java.util.concurrent.CopyOnWriteArrayList<>();
         for (String name : List.of("/10.0.0.2:4000 (bob)", "/10.0.0.1:5000 (alice)")) {
             host.admit(new ClientConnection() {

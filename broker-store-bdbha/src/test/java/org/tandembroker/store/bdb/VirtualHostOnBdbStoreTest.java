@@ -27,7 +27,7 @@ import org.tandembroker.core.testing.ControlledStore;
 import org.tandembroker.core.testing.LogCapture;
 import org.tandembroker.core.testing.RecordingConsumer;
 import org.tandembroker.core.testing.VirtualHostHarness;
-import org.tandembroker.core.vhost.VirtualHostImpl;
+import org.tandembroker.core.vhost.BrokerVirtualHost;
 import org.tandembroker.core.vhost.VirtualHostState;
 
 /** The core's virtual host on this store: what it keeps across a restart, and how it serves while it recovers. */
@@ -157,7 +157,7 @@ class VirtualHostOnBdbStoreTest {
         };
 
         try (VirtualHostHarness harness = host(controlled); LogCapture log = new LogCapture()) {
-            VirtualHostImpl host = harness.host();
+            BrokerVirtualHost host = harness.host();
             RecordingConsumer consumer = new RecordingConsumer();
             host.subscribe("orders", consumer, SubscriptionOptions.AT_LEAST_ONCE).join().addCredit(5);
             assertThat(receive(consumer, 5, true)).isEqualTo(texts("m", 0, 5));

@@ -32,7 +32,7 @@ import org.tandembroker.core.testing.VirtualHostHarness;
 import org.tandembroker.core.vhost.Admission;
 import org.tandembroker.core.vhost.ClientConnection;
 import org.tandembroker.core.vhost.Destination;
-import org.tandembroker.core.vhost.VirtualHostImpl;
+import org.tandembroker.core.vhost.BrokerVirtualHost;
 import org.tandembroker.core.vhost.VirtualHostState;
 import org.tandembroker.store.bdbha.HaGroup.Node;
 
@@ -45,7 +45,7 @@ class VirtualHostOnReplicatedStoreTest {
     Path work;
     private final ExecutorService queuePool = Executors.newFixedThreadPool(2);
     private final ScheduledExecutorService housekeeping = Executors.newSingleThreadScheduledExecutor();
-    private final List<VirtualHostImpl> hosts = new ArrayList<>();
+    private final List<BrokerVirtualHost> hosts = new ArrayList<>();
     private HaGroup group;
 
     @AfterEach
@@ -58,12 +58,12 @@ class VirtualHostOnReplicatedStoreTest {
         housekeeping.shutdownNow();
     }
 
-    private VirtualHostImpl host(Node node) {
+    private BrokerVirtualHost host(Node node) {
         return host(node, node::newStore);
     }
 
-    private VirtualHostImpl host(Node node, Supplier<MessageStore> stores) {
-        VirtualHostImpl host = new VirtualHostImpl(CONFIG, stores, node.operationalLog,
+    private BrokerVirtualHost host(Node node, Supplier<MessageStore> stores) {
+        BrokerVirtualHost host = new BrokerVirtualHost(CONFIG, stores, node.operationalLog,
                 new ContentBudget(64L * 1024 * 1024), queuePool, housekeeping);
         hosts.add(host);
         host.start();
@@ -88,10 +88,10 @@ class VirtualHostOnReplicatedStoreTest {
     void theReplicaRedirectsClientsAndAfterFailoverDeliversEveryUnacknowledgedMessageInOrder() throws Exception {
         group = new HaGroup(work, "vhosts");
         Node first = group.prepare("first", HaGroup.options());
-        VirtualHostImpl master = host(first);
+        BrokerVirtualHost master = host(first);
         await().atMost(ROLE_DEADLINE).until(() -> master.state() == VirtualHostState.ACTIVE);
         Node second = group.prepare("second", HaGroup.options());
-        VirtualHostImpl replica = host(second);
+        BrokerVirtualHost replica = host(second);
         assertThat(replica.firstRoleDecided()).succeedsWithin(ROLE_DEADLINE).isEqualTo(VirtualHostState.PASSIVE);
         await().atMost(ROLE_DEADLINE).until(() -> replica.admit(new Client()) instanceof Admission.Refused refused
                 && first.clientAddress.equals(refused.redirectAddress()));
@@ -143,11 +143,11 @@ class VirtualHostOnReplicatedStoreTest {
             throws Exception {
         group = new HaGroup(work, "deep");
         Node first = group.prepare("first", HaGroup.options());
-        VirtualHostImpl master = host(first);
+        BrokerVirtualHost master = host(first);
         await().atMost(ROLE_DEADLINE).until(() -> master.state() == VirtualHostState.ACTIVE);
         Node second = group.prepare("second", HaGroup.options());
         ControlledStore[] replicaStore = new ControlledStore[1];
-        VirtualHostImpl replica = host(second, () -> replicaStore[0] = new ControlledStore(second.newStore(), true));
+        BrokerVirtualHost replica = host(second, () -> replicaStore[0] = new ControlledStore(second.newStore(), true));
         assertThat(replica.firstRoleDecided()).succeedsWithin(ROLE_DEADLINE).isEqualTo(VirtualHostState.PASSIVE);
 
         Destination orders = master.resolveDestination("orders").join();

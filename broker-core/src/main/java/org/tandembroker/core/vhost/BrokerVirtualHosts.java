@@ -19,12 +19,12 @@ import java.util.Set;
  * a loopback or local interface address, this machine's host name, an advertised or listener host, or a
  * configured alias) selects the default virtual host rather than being refused as unknown.
  */
-public final class VirtualHostRegistryImpl implements VirtualHostRegistry {
-    private final Map<String, VirtualHostImpl> hosts;
-    private final VirtualHostImpl defaultHost;
+public final class BrokerVirtualHosts implements VirtualHostRegistry {
+    private final Map<String, BrokerVirtualHost> hosts;
+    private final BrokerVirtualHost defaultHost;
     private final Set<String> ownHostNames;
 
-    public VirtualHostRegistryImpl(Map<String, VirtualHostImpl> hosts, String defaultHostName, Set<String> extraHostNames) {
+    public BrokerVirtualHosts(Map<String, BrokerVirtualHost> hosts, String defaultHostName, Set<String> extraHostNames) {
         this.hosts = Map.copyOf(hosts);
         this.defaultHost = hosts.get(defaultHostName);
         Set<String> names = new HashSet<>(localHostNames());
@@ -37,7 +37,7 @@ public final class VirtualHostRegistryImpl implements VirtualHostRegistry {
         if (requestedHostname == null || requestedHostname.isBlank()) {
             return Optional.ofNullable(defaultHost);
         }
-        VirtualHostImpl named = hosts.get(requestedHostname);
+        BrokerVirtualHost named = hosts.get(requestedHostname);
         if (named != null) {
             return Optional.of(named);
         }
@@ -48,7 +48,7 @@ public final class VirtualHostRegistryImpl implements VirtualHostRegistry {
         return ownHostNames.contains(bare) ? Optional.ofNullable(defaultHost) : Optional.empty();
     }
 
-    public List<VirtualHostImpl> all() {
+    public List<BrokerVirtualHost> all() {
         return List.copyOf(hosts.values());
     }
 

@@ -9,21 +9,21 @@ import org.tandembroker.core.ErrorKind;
 import org.tandembroker.core.store.StoreTransaction;
 
 /**
- * A local transaction: participants enlist while the client works; {@link #commit()} writes all their records in
- * one store transaction and tells them the outcome. Used by one client connection at a time; the participant
- * list is guarded by this object's monitor because commit completion runs on a store thread. The store work of a
- * commit runs on whichever thread completed the last participant's {@link TransactionParticipant#ready()}.
+ * The core's local transaction: participants enlist while the client works; {@link #commit()} writes all their
+ * records in one store transaction and tells them the outcome. Used by one client connection at a time; the
+ * participant list is guarded by this object's monitor because commit completion runs on a store thread. The store
+ * work of a commit runs on whichever thread completed the last participant's {@link TransactionParticipant#ready()}.
  */
-public final class LocalTransactionImpl implements LocalTransaction {
+public final class StoreBackedTransaction implements LocalTransaction {
     private final Supplier<StoreTransaction> storeTransactions;
     private final List<TransactionParticipant> participants = new ArrayList<>();
     private boolean open = true;
 
-    public LocalTransactionImpl(Supplier<StoreTransaction> storeTransactions) {
+    public StoreBackedTransaction(Supplier<StoreTransaction> storeTransactions) {
         this.storeTransactions = storeTransactions;
     }
 
-    /** Adds a participant; fails if the transaction has been discharged. */
+    @Override
     public synchronized void enlist(TransactionParticipant participant) {
         if (!open) {
             throw new BrokerException(ErrorKind.ILLEGAL_STATE, "transaction already discharged");

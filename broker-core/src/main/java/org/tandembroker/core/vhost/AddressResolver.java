@@ -1,0 +1,163 @@
+package org.tandembroker.core.vhost;
+
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import org.tandembroker.core.BrokerException;
+import org.tandembroker.core.ErrorKind;
+import org.tandembroker.core.config.QueueConfig;
+import org.tandembroker.core.config.VirtualHostConfig;
+import org.tandembroker.core.exchange.Exchange;
+import org.tandembroker.core.message.IncomingMessage;
+import org.tandembroker.core.queue.BrokerQueue;
+import org.tandembroker.core.queue.ConsumerTarget;
+import org.tandembroker.core.queue.Subscription;
+import org.tandembroker.core.queue.SubscriptionOptions;
+import org.tandembroker.core.txn.LocalTransaction;
+
+/**
+ * Turns a client's address into where it publishes ({@link Destination}) or what it consumes (a queue, or a
+ * private queue bound to an exchange), following {@link VirtualHost}'s address rules. Stateless apart from the
+ * parts it uses; any thread.
+ */
+final class AddressResolver {
+    private final VirtualHostConfig config;
+    private final ServingStatus status;
+    private final Topology topology;
+    private final Publisher publisher;
+
+    AddressResolver(VirtualHostConfig config, ServingStatus status, Topology topology, Publisher publisher) {
+        this.config = config;
+        this.status = status;
+        this.topology = topology;
+        this.publisher = publisher;
+    }
+
+    CompletableFuture<Destination> resolveDestination(String address) {
+        try {
+            status.requireActive();
+            if (address == null || address.isEmpty()) {
+                throw new BrokerException(ErrorKind.INVALID_FIELD, "an empty address names no queue or exchange");
+            }
+            BrokerQueue queue = topology.queue(address);
+            if (queue != null) {
+                return CompletableFuture.completedFuture(new QueueDestination(address, queue));
+            }
+            Optional<ExchangeAddress> exchangeAddress = exchangeAddress(address);
+            if (exchangeAddress.isPresent()) {
+                ExchangeAddress ea = exchangeAddress.get();
+                return CompletableFuture.completedFuture(new ExchangeDestination(address, ea.exchange(), ea.key()));
+            }
+            return autoCreatedQueue(address).thenApply(q -> new QueueDestination(address, q));
+        } catch (BrokerException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    CompletableFuture<Subscription> subscribe(String address, ConsumerTarget target, SubscriptionOptions options) {
+        try {
+            status.requireActive();
+            BrokerQueue queue = topology.queue(address);
+            if (queue != null) {
+                return queue.subscribe(target, options.preSettled());
+            }
+            Optional<ExchangeAddress> exchangeAddress = exchangeAddress(address);
+            if (exchangeAddress.isPresent()) {
+                return subscribeToExchange(exchangeAddress.get(), target, options);
+            }
+            return autoCreatedQueue(address).thenCompose(q -> q.subscribe(target, options.preSettled()));
+        } catch (BrokerException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    /** An exchange address: the exchange and the routing or binding key it fixes (null: none). */
+    private record ExchangeAddress(Exchange exchange, String key) {
+    }
+
+    private Optional<ExchangeAddress> exchangeAddress(String address) {
+        Exchange exchange = topology.exchange(address);
+        if (exchange != null) {
+            return Optional.of(new ExchangeAddress(exchange, null));
+        }
+        int slash = address.indexOf('/');
+        if (slash > 0) {
+            exchange = topology.exchange(address.substring(0, slash));
+            if (exchange != null) {
+                return Optional.of(new ExchangeAddress(exchange, address.substring(slash + 1)));
+            }
+        }
+        return Optional.empty();
+    }
+
+    private CompletableFuture<BrokerQueue> autoCreatedQueue(String address) {
+        if (!config.autoCreateQueues()) {
+            return CompletableFuture.failedFuture(new BrokerException(ErrorKind.NOT_FOUND,
+                    "no queue or exchange named '" + address + "' in virtual host '" + config.name()
+                            + "' (auto-create is off)"));
+        }
+        return topology.declareQueue(config.queueDefaults().named(address), false);
+    }
+
+    private CompletableFuture<Subscription> subscribeToExchange(ExchangeAddress address, ConsumerTarget target,
+                                                                SubscriptionOptions options) {
+        Exchange exchange = address.exchange();
+        String key = address.key() != null ? address.key() : switch (exchange.type()) {
+            case TOPIC -> "#";
+            case DIRECT, FANOUT -> "";
+        };
+        boolean durable = options.durableName() != null;
+        String queueName = durable ? options.durableName() : "sub-" + exchange.name() + "-" + UUID.randomUUID();
+        QueueConfig defaults = config.queueDefaults();
+        QueueConfig qc = new QueueConfig(queueName, durable, defaults.maxDepthMessages(), defaults.maxDepthBytes(),
+                defaults.messageTtlMillis(), defaults.maxDeliveries(), defaults.deadLetterQueue());
+        return topology.declareQueue(qc, !durable).thenCompose(queue -> topology.bindIfAbsent(exchange, queue, key)
+                .thenCompose(bound -> queue.subscribe(target, options.preSettled())));
+    }
+
+    /** A queue's address: every message goes to that queue. */
+    private final class QueueDestination implements Destination {
+        private final String address;
+        private final List<BrokerQueue> target;
+
+        QueueDestination(String address, BrokerQueue queue) {
+            this.address = address;
+            this.target = List.of(queue);
+        }
+
+        @Override
+        public String address() {
+            return address;
+        }
+
+        @Override
+        public CompletableFuture<PublishResult> publish(IncomingMessage message, LocalTransaction transaction) {
+            return publisher.publish(target, address, message, transaction);
+        }
+    }
+
+    /** An exchange's address: routed by the fixed key, or else by each message's subject. */
+    private final class ExchangeDestination implements Destination {
+        private final String address;
+        private final Exchange exchange;
+        private final String fixedKey;
+
+        ExchangeDestination(String address, Exchange exchange, String fixedKey) {
+            this.address = address;
+            this.exchange = exchange;
+            this.fixedKey = fixedKey;
+        }
+
+        @Override
+        public String address() {
+            return address;
+        }
+
+        @Override
+        public CompletableFuture<PublishResult> publish(IncomingMessage message, LocalTransaction transaction) {
+            String key = fixedKey != null ? fixedKey : message.metadata().subject();
+            return publisher.publish(exchange.route(key), address, message, transaction);
+        }
+    }
+}

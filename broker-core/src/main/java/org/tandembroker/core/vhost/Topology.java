@@ -1,0 +1,207 @@
+package org.tandembroker.core.vhost;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import org.tandembroker.core.BrokerException;
+import org.tandembroker.core.config.QueueConfig;
+import org.tandembroker.core.config.VirtualHostConfig;
+import org.tandembroker.core.exchange.Binding;
+import org.tandembroker.core.exchange.Exchange;
+import org.tandembroker.core.exec.SerialExecutor;
+import org.tandembroker.core.oplog.LogCode;
+import org.tandembroker.core.oplog.OperationalLog;
+import org.tandembroker.core.queue.BrokerQueue;
+import org.tandembroker.core.queue.QueueHost;
+import org.tandembroker.core.store.StoreTransaction;
+
+/**
+ * A virtual host's exchanges and queues by name, and the declaring and deleting of queues (a durable queue is
+ * stored before it becomes visible). Concurrent maps: read by network threads, changed by declarations from any
+ * thread, filled by recovery and emptied by {@link #clear} on the life-cycle thread. Each queue's own state is
+ * owned by its {@link SerialExecutor}.
+ */
+final class Topology {
+    private final VirtualHostConfig config;
+    private final CurrentStore store;
+    private final OperationalLog operationalLog;
+    private final Executor queuePool;
+    private final QueueHost queueHost = new HostForQueues();
+    private final Map<String, BrokerQueue> queues = new ConcurrentHashMap<>();
+    private final Map<String, CompletableFuture<BrokerQueue>> queueDeclarations = new ConcurrentHashMap<>();
+    private final Map<String, Exchange> exchanges = new ConcurrentHashMap<>();
+
+    Topology(VirtualHostConfig config, CurrentStore store, OperationalLog operationalLog, Executor queuePool) {
+        this.config = config;
+        this.store = store;
+        this.operationalLog = operationalLog;
+        this.queuePool = queuePool;
+    }
+
+    /** The queue of that name, or null. */
+    BrokerQueue queue(String name) {
+        return queues.get(name);
+    }
+
+    Map<String, BrokerQueue> queuesSnapshot() {
+        return Map.copyOf(queues);
+    }
+
+    /** The exchange of that name, or null. */
+    Exchange exchange(String name) {
+        return exchanges.get(name);
+    }
+
+    Map<String, Exchange> exchangesSnapshot() {
+        return Map.copyOf(exchanges);
+    }
+
+    /** A queue of this host, not yet visible: {@link #add(BrokerQueue)} or {@link #declareQueue} shows it. */
+    BrokerQueue newQueue(UUID id, QueueConfig qc, boolean autoDelete) {
+        return new BrokerQueue(id, qc, autoDelete, new SerialExecutor("queue-" + qc.name(), queuePool), queueHost);
+    }
+
+    /** Makes a recovered or configured queue visible (life-cycle thread). */
+    void add(BrokerQueue queue) {
+        queues.put(queue.name(), queue);
+    }
+
+    /** Makes a recovered, built-in or configured exchange visible (life-cycle thread). */
+    void add(Exchange exchange) {
+        exchanges.put(exchange.name(), exchange);
+    }
+
+    /** Finds or creates a queue; durable queues are stored before they become visible. Any thread. */
+    CompletableFuture<BrokerQueue> declareQueue(QueueConfig queueConfig, boolean autoDelete) {
+        BrokerQueue existing = queues.get(queueConfig.name());
+        if (existing != null) {
+            return CompletableFuture.completedFuture(existing);
+        }
+        String queueName = queueConfig.name();
+        CompletableFuture<BrokerQueue> declared = new CompletableFuture<>();
+        CompletableFuture<BrokerQueue> inProgress = queueDeclarations.putIfAbsent(queueName, declared);
+        if (inProgress != null) {
+            return inProgress;
+        }
+        BrokerQueue queue = newQueue(UUID.randomUUID(), queueConfig, autoDelete);
+        CompletableFuture<Void> stored;
+        try {
+            if (queueConfig.durable()) {
+                StoreTransaction txn = store.require().newTransaction();
+                txn.putConfig(ConfigRecords.queueRecord(queue.id(), queueConfig));
+                stored = txn.commit();
+            } else {
+                stored = CompletableFuture.completedFuture(null);
+            }
+        } catch (BrokerException e) {
+            stored = CompletableFuture.failedFuture(e);
+        }
+        stored.whenComplete((ok, failure) -> {
+            queueDeclarations.remove(queueName, declared);
+            if (failure != null) {
+                declared.completeExceptionally(BrokerException.from(failure));
+                return;
+            }
+            BrokerQueue winner = queues.putIfAbsent(queueName, queue);
+            if (winner == null) {
+                operationalLog.log(LogCode.VHT_1005, queueName, queueConfig.durable());
+                declared.complete(queue);
+            } else {
+                declared.complete(winner);
+            }
+        });
+        return declared;
+    }
+
+    /** Binds {@code queue} to {@code exchange} with {@code key} unless so bound; the binding is stored with a durable queue. */
+    CompletableFuture<Void> bindIfAbsent(Exchange exchange, BrokerQueue queue, String key) {
+        if (exchange.find(queue, key).isEmpty()) {
+            Binding binding = new Binding(UUID.randomUUID(), exchange.name(), queue, key);
+            exchange.bind(binding);
+            if (queue.isDurable()) {
+                StoreTransaction txn = store.require().newTransaction();
+                txn.putConfig(ConfigRecords.bindingRecord(binding));
+                return txn.commit();
+            }
+        }
+        return CompletableFuture.completedFuture(null);
+    }
+
+    /** Deletes a queue, its bindings and its messages (private subscription and temporary queues). */
+    CompletableFuture<Void> deleteQueue(BrokerQueue queue, String reason) {
+        if (!queues.remove(queue.name(), queue)) {
+            return CompletableFuture.completedFuture(null);
+        }
+        StoreTransaction txn = queue.isDurable() ? store.require().newTransaction() : null;
+        for (Exchange exchange : exchanges.values()) {
+            for (Binding removed : exchange.unbindAll(queue)) {
+                if (txn != null) {
+                    txn.removeConfig(removed.id());
+                }
+            }
+        }
+        if (txn != null) {
+            txn.removeConfig(queue.id());
+            txn.commit();
+        }
+        operationalLog.log(LogCode.VHT_1006, queue.name());
+        return queue.shutdown("queue '" + queue.name() + "' deleted: " + reason, true);
+    }
+
+    /** Asks every queue to drop its expired entries. */
+    void expireEntries() {
+        queues.values().forEach(BrokerQueue::expireEntries);
+    }
+
+    /**
+     * Shuts every queue down (the store is not touched) and forgets queues and exchanges: the host left ACTIVE.
+     * Waits for the queues (life-cycle thread).
+     */
+    void clear(String reason) {
+        List<CompletableFuture<Void>> shutdowns = new ArrayList<>();
+        for (BrokerQueue queue : queues.values()) {
+            shutdowns.add(queue.shutdown(reason, false));
+        }
+        CompletableFuture.allOf(shutdowns.toArray(CompletableFuture[]::new)).join();
+        queues.clear();
+        queueDeclarations.clear();
+        exchanges.clear();
+    }
+
+    /** What queues ask of their host. */
+    private final class HostForQueues implements QueueHost {
+        @Override
+        public StoreTransaction newStoreTransaction() {
+            return store.require().newTransaction();
+        }
+
+        @Override
+        public CompletableFuture<byte[]> loadContent(long messageId) {
+            return store.require().loadContent(messageId);
+        }
+
+        @Override
+        public CompletableFuture<BrokerQueue> deadLetterQueue(String queueName) {
+            return declareQueue(config.queueDefaults().asDeadLetterQueue(queueName), false);
+        }
+
+        @Override
+        public void autoDelete(BrokerQueue queue) {
+            deleteQueue(queue, "its last consumer left");
+        }
+
+        @Override
+        public OperationalLog operationalLog() {
+            return operationalLog;
+        }
+
+        @Override
+        public long nowMillis() {
+            return System.currentTimeMillis();
+        }
+    }
+}
