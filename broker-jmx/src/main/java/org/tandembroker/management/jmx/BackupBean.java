@@ -9,9 +9,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.tandembroker.core.store.MessageStore;
 import org.tandembroker.core.vhost.VirtualHostImpl;
-import org.tandembroker.store.bdb.tools.BDBBackup;
-import org.tandembroker.store.bdb.tools.BackupReport;
-import org.tandembroker.store.bdb.tools.ToolFailure;
+import org.tandembroker.store.bdb.backup.BackupException;
+import org.tandembroker.store.bdb.backup.BackupReport;
+import org.tandembroker.store.bdb.backup.StoreBackup;
 
 /**
  * {@link BackupMBean} over a virtual host's store. It holds the virtual host, not the store: the store is looked up
@@ -45,7 +45,7 @@ final class BackupBean implements BackupMBean {
 
     @Override
     public String getStorePath() {
-        return host.store().flatMap(BDBBackup::storeDirectory).map(Path::toString).orElse("");
+        return host.store().flatMap(StoreBackup::storeDirectory).map(Path::toString).orElse("");
     }
 
     @Override
@@ -75,13 +75,13 @@ final class BackupBean implements BackupMBean {
         try {
             MessageStore store = host.store().orElseThrow(() -> new IllegalStateException("virtual host '"
                     + host.name() + "' has no open store now (" + host.state() + ")"));
-            BackupReport report = BDBBackup.backUpRunningStore(store, target);
+            BackupReport report = StoreBackup.backUpRunningStore(store, target);
             String description = report.describe();
             lastBackup = description;
             LOG.info("Virtual host '{}': backup over JMX into {}: {} files, {} bytes, last file {}", host.name(),
                     target, report.files().size(), report.totalBytes(), report.lastFileNumber());
             return description;
-        } catch (ToolFailure failure) {
+        } catch (BackupException failure) {
             LOG.warn("Virtual host '{}': backup into {} failed: {}", host.name(), target, failure.getMessage());
             throw new IllegalStateException(failure.getMessage());
         } finally {
