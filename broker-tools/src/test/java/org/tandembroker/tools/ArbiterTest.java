@@ -76,14 +76,15 @@ class ArbiterTest {
         ToolRun missing = ToolRun.of(ArbiterMain::run, "--group-name", "g");
         ToolRun twice = ToolRun.of(ArbiterMain::run, "--group", "g", "--group-name", "h", "--node", "a",
                 "--host-port", "localhost:6000", "--helpers", "localhost:5000", "--dir", "arb");
-        ToolRun unknown = ToolRun.of(ArbiterMain::run, "--groups", "g");
+        ToolRun unknown = ToolRun.of(ArbiterMain::run, "--groups", "g", "--group", "g", "--node", "a", "--host-port",
+                "localhost:6000", "--helpers", "localhost:5000", "--dir", "arb");
         ToolRun empty = ToolRun.of(ArbiterMain::run, "--group", " ", "--node", "a", "--host-port", "localhost:6000",
                 "--helpers", "localhost:5000", "--dir", "arb");
 
         assertThat(List.of(missing, twice, unknown, empty)).allSatisfy(run -> assertThat(run.exitCode()).isEqualTo(2));
         assertThat(missing.err()).contains("Missing required options", "--node-name=NAME", "Usage: arbiter");
         assertThat(twice.err()).contains("should be specified only once");
-        assertThat(unknown.err()).contains("Unknown option: '--groups'");
+        assertThat(unknown.err()).contains("Unknown options: '--groups'", "Possible solutions: --group-name");
         assertThat(empty.err()).contains("arbiter: --group-name is empty");
     }
 
@@ -93,7 +94,7 @@ class ArbiterTest {
         ToolRun dashH = ToolRun.of(ArbiterMain::run, "--group", "g", "-h");
 
         assertThat(help.exitCode()).isZero();
-        assertThat(help.out()).contains("Usage: arbiter", "--helper-host-port", "--helpers");
+        assertThat(help.out()).contains("Usage: arbiter --group-name=GROUP", "--helper-host-port", "--helpers");
         assertThat(dashH.exitCode()).isZero();
         assertThat(dashH.out()).isEqualTo(help.out());
     }

@@ -104,10 +104,10 @@ class EnableReplicationTest {
         ToolRun missing = ToolRun.of(ResetReplicationGroup::run, "-storePath", "s", "--group-name", "g");
 
         assertThat(enableHelp.exitCode()).isZero();
-        assertThat(enableHelp.out()).contains("Usage: enable-replication", "--store-path", "-storePath",
+        assertThat(enableHelp.out()).contains("Usage: enable-replication --store-path=DIR", "--store-path", "-storePath",
                 "--group-name", "-groupName", "--node-name", "-nodeName", "--node-host-port", "-nodeHostPort");
         assertThat(resetHelp.exitCode()).isZero();
-        assertThat(resetHelp.out()).contains("Usage: reset-group", "--store-path", "-storePath");
+        assertThat(resetHelp.out()).contains("Usage: reset-group --store-path=DIR", "-storePath");
         assertThat(missing.exitCode()).isEqualTo(2);
         assertThat(missing.err()).contains("Missing required options", "--node-name=NODE",
                 "--node-host-port=HOST:PORT");

@@ -32,6 +32,8 @@ import picocli.CommandLine.Option;
  * the shutdown hook ({@code arbiter-shutdown}), which shuts it down.
  */
 @Command(name = "arbiter", sortOptions = false, usageHelpAutoWidth = true,
+        customSynopsis = {"arbiter --group-name=GROUP --node-name=NAME --node-host-port=HOST:PORT",
+                "        --helper-host-port=HOST:PORT[,HOST:PORT] --dir=DIR"},
         description = {"Runs a JE arbiter for a two-node Tandem HA group: it votes and acknowledges but stores no "
                 + "messages, so that the group fails over without an operator. Stop it with SIGTERM or Ctrl-C."},
         exitCodeOnInvalidInput = ToolFailure.USAGE, exitCodeOnExecutionException = ToolFailure.REFUSED)

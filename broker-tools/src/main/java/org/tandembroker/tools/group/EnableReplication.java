@@ -14,6 +14,8 @@ import picocli.CommandLine.Command;
  * later start with empty store directories and are restored over the network.
  */
 @Command(name = "enable-replication", sortOptions = false, usageHelpAutoWidth = true,
+        customSynopsis = {"enable-replication --store-path=DIR --group-name=GROUP --node-name=NODE",
+                "                   --node-host-port=HOST:PORT"},
         description = {"Converts a standalone (bdb) store into the first node of a replication group "
                 + "(JE DbEnableReplication).", "Run it on the host of --node-host-port, with the broker stopped."},
         exitCodeOnInvalidInput = ToolFailure.USAGE, exitCodeOnExecutionException = ToolFailure.REFUSED)
