@@ -14,7 +14,8 @@ import picocli.CommandLine.Command;
  * nodes started with empty store directories and this node as helper join and are restored over the network.
  */
 @Command(name = "reset-group", sortOptions = false, usageHelpAutoWidth = true,
-        customSynopsis = {"reset-group --store-path=DIR --group-name=GROUP --node-name=NODE --node-host-port=HOST:PORT"},
+        customSynopsis = {"reset-group --store-path=DIR --group-name=GROUP --node-name=NODE",
+                "            --node-host-port=HOST:PORT"},
         description = {"Resets a (restored) replicated store to a new group with this one node (JE DbResetRepGroup).",
                 "Run it on the host of --node-host-port, with the broker stopped."},
         exitCodeOnInvalidInput = ToolFailure.USAGE, exitCodeOnExecutionException = ToolFailure.REFUSED)
