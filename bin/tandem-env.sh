@@ -25,3 +25,14 @@ tandem_build_if_needed() {
 tandem_java() {
   if [ -n "${JAVA_HOME:-}" ]; then echo "$JAVA_HOME/bin/java"; else echo java; fi
 }
+
+# Runs one of the operators' tools (broker-tools; MAIN is its class) with the tools' one logging configuration:
+# results on standard output, only the libraries' warnings and errors on standard error. JAVA_OPTS is passed to java.
+tandem_run_tool() {
+  local main="$1"
+  shift
+  tandem_build_if_needed
+  # shellcheck disable=SC2086
+  exec "$(tandem_java)" ${JAVA_OPTS:-} -Dlogback.configurationFile=tandem-tools-logback.xml \
+    -cp "$TANDEM_LIB/*" "$main" "$@"
+}

@@ -104,7 +104,7 @@ public final class BrokerFiles {
     /** {@code UserAdmin add FILE perf}, the password as the first line of its standard input. */
     private static void addUser(Path lib, Path usersFile, String password) throws IOException, InterruptedException {
         List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp", lib.toAbsolutePath() + "/*", "org.tandembroker.core.security.UserAdmin",
+                "-cp", lib.toAbsolutePath() + "/*", "org.tandembroker.tools.passwd.UserAdmin",
                 "add", usersFile.toString(), USER);
         Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
         try (OutputStream in = process.getOutputStream()) {

@@ -261,7 +261,7 @@ public final class HaCluster implements AutoCloseable {
     private static void addUser(Path lib, Path usersFile, String user, String password, String role)
             throws IOException, InterruptedException {
         List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp", lib.toAbsolutePath() + "/*", "org.tandembroker.core.security.UserAdmin",
+                "-cp", lib.toAbsolutePath() + "/*", "org.tandembroker.tools.passwd.UserAdmin",
                 "add", usersFile.toString(), user, "--role", role);
         Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
         try (OutputStream in = process.getOutputStream()) {

@@ -24,7 +24,7 @@ import org.testcontainers.utility.LogUtils;
  * A JE arbiter for a two-node {@link BrokerCluster}, in a container of its own from the same base image and
  * the same read-only {@code /tandem/lib} as the brokers, run as {@code bin/arbiter} runs it:
  * <pre>
- * java -cp '/tandem/lib/*' org.tandembroker.store.bdbha.ArbiterMain --group tandem --node arbiter
+ * java -cp '/tandem/lib/*' org.tandembroker.tools.arbiter.ArbiterMain --group tandem --node arbiter
  *      --host-port arbiter:5000 --helpers node1:5000,node2:5000 --dir /tandem/work/arbiter
  * </pre>
  * It gets the next fixed address of the cluster's network after the brokers, its name as network alias (the
@@ -62,7 +62,7 @@ public final class ArbiterNode implements AutoCloseable {
                 .withWorkingDirectory(BrokerNode.HOME)
                 .withLabel("org.tandembroker.systest", "cluster")
                 .withCommand("java", "-Xmx64m", "-Djava.net.preferIPv4Stack=true", "-cp", BrokerNode.HOME + "/lib/*",
-                        "org.tandembroker.store.bdbha.ArbiterMain", "--group", StoreSection.DEFAULT_GROUP,
+                        "org.tandembroker.tools.arbiter.ArbiterMain", "--group", StoreSection.DEFAULT_GROUP,
                         "--node", name, "--host-port", name + ":" + PORT, "--helpers", helpers,
                         "--dir", BrokerNode.WORK + "/arbiter")
                 .waitingFor(Wait.forLogMessage("(?s).*arbiter " + name + " of group .* is .*", 1)

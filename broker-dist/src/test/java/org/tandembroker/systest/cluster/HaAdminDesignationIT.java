@@ -11,7 +11,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.tandembroker.management.cli.HaAdmin;
+import org.tandembroker.tools.haadmin.HaAdmin;
 
 /**
  * The spec's figure 1.3 driven with the operator's tool, {@code bin/ha-admin} (its main class, run in the test

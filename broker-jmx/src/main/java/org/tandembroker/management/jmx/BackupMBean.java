@@ -4,7 +4,7 @@ package org.tandembroker.management.jmx;
  * Hot backups of a virtual host's JE store ({@code bdb} or {@code bdb-ha}), registered as
  * {@code org.tandembroker:type=Backup,name=<virtual host>}: the broker runs JE's {@code DbBackup} on its own
  * environment (only the process that writes a store can take a consistent copy of it while it works); see
- * {@code BDBBackup} in broker-store-bdbha. {@code bin/backup.sh} calls it for a running broker.
+ * {@code StoreBackup} in broker-store-bdbha. {@code bin/backup.sh} calls it for a running broker.
  */
 public interface BackupMBean {
 

@@ -7,12 +7,12 @@ import org.tandembroker.core.BrokerException;
 import org.tandembroker.core.ErrorKind;
 import org.tandembroker.core.store.BackupSummary;
 import org.tandembroker.core.store.HotBackup;
-import org.tandembroker.store.bdb.tools.BDBBackup;
-import org.tandembroker.store.bdb.tools.BackupReport;
-import org.tandembroker.store.bdb.tools.ToolFailure;
+import org.tandembroker.store.bdb.backup.BackupException;
+import org.tandembroker.store.bdb.backup.BackupReport;
+import org.tandembroker.store.bdb.backup.StoreBackup;
 
 /**
- * {@link HotBackup} of a running JE store: the backup engine ({@link BDBBackup#backUp(Environment, String, Path)},
+ * {@link HotBackup} of a running JE store: the backup engine ({@link StoreBackup#backUp(Environment, String, Path)},
  * JE's {@code DbBackup}) on the store's own environment. A subclass per store says which environment that is now,
  * and how the report names the backup.
  *
@@ -42,10 +42,10 @@ public abstract class JeHotBackup implements HotBackup {
     public final BackupSummary backUp(Path toDirectory) {
         Environment environment = environmentToBackUp();
         try {
-            BackupReport report = BDBBackup.backUp(environment, how(), toDirectory);
+            BackupReport report = StoreBackup.backUp(environment, how(), toDirectory);
             return new BackupSummary(report.describe(), report.files().size(), report.totalBytes(),
                     report.lastFileNumber());
-        } catch (ToolFailure failure) {
+        } catch (BackupException failure) {
             throw refused(failure.getMessage(), failure);
         }
     }

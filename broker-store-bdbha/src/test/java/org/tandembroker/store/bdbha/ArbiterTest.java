@@ -1,13 +1,15 @@
 package org.tandembroker.store.bdbha;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 import static org.tandembroker.store.bdbha.HaGroup.ROLE_DEADLINE;
 
 import com.sleepycat.je.rep.arbiter.Arbiter;
+import com.sleepycat.je.rep.arbiter.ArbiterConfig;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -15,7 +17,10 @@ import org.junit.jupiter.api.io.TempDir;
 import org.tandembroker.store.bdbha.HaGroup.Commit;
 import org.tandembroker.store.bdbha.HaGroup.Node;
 
-/** A two-node group with a JE arbiter (bin/arbiter) fails over without an operator. */
+/**
+ * A two-node group with a JE arbiter fails over without an operator. The arbiter is configured as
+ * {@code bin/arbiter} (broker-tools' {@code ArbiterMain}) configures it; that module tests its command line.
+ */
 class ArbiterTest {
     @TempDir
     Path work;
@@ -39,10 +44,8 @@ class ArbiterTest {
     void whenTheMasterFailsTheReplicaAndTheArbiterElectTheReplicaWithoutADesignation() throws Exception {
         Node first = group.start("first").awaitActive();
         Node second = group.start("second").awaitRedirectTo(first);
-        arbiter = ArbiterMain.start(ArbiterMain.parse(new String[] {"--group", "arbitrated", "--node", "arbiter",
-                "--host-port", "localhost:" + HaGroup.freePort(),
-                "--helpers", first.hostPort() + "," + second.hostPort(),
-                "--dir", work.resolve("arbiter").toString()}));
+        arbiter = startArbiter("arbitrated", "arbiter", "localhost:" + HaGroup.freePort(),
+                first.hostPort() + "," + second.hostPort(), work.resolve("arbiter"));
         await().atMost(ROLE_DEADLINE).until(() -> first.store.groupMembers().stream()
                 .anyMatch(member -> member.name().equals("arbiter") && member.type().equals("ARBITER")));
         List<Commit> committed = first.publishAll("m", 10);
@@ -56,27 +59,16 @@ class ArbiterTest {
         assertThat(second.publishAll("after", 3)).hasSize(3);
     }
 
-    @Test
-    void theCommandLineNeedsEveryOptionOnce() {
-        assertThatThrownBy(() -> ArbiterMain.parse(new String[] {"--group", "g"}))
-                .hasMessage("--node is required");
-        assertThatThrownBy(() -> ArbiterMain.parse(new String[] {"--group", "g", "--group", "h"}))
-                .hasMessage("--group is given twice");
-        assertThatThrownBy(() -> ArbiterMain.parse(new String[] {"--groups", "g"}))
-                .hasMessageStartingWith("unknown option '--groups'");
-        assertThatThrownBy(() -> ArbiterMain.parse(new String[] {"--group", "--node", "n"}))
-                .hasMessage("--group needs a value");
-        ArbiterMain.Options options = ArbiterMain.parse(new String[] {"--group", "g", "--node", "a", "--host-port",
-                "localhost:6000", "--helpers", "localhost:5000, localhost:5001", "--dir", "arb"});
-        assertThat(options.helpers()).isEqualTo("localhost:5000,localhost:5001");
-        assertThat(options.directory()).isAbsolute();
-    }
-
-    @Test
-    void helpIsAskedForWithDashDashHelpOrDashHAnywhere() {
-        assertThat(ArbiterMain.asksForHelp(new String[] {"--help"})).isTrue();
-        assertThat(ArbiterMain.asksForHelp(new String[] {"--group", "g", "-h"})).isTrue();
-        assertThat(ArbiterMain.asksForHelp(new String[] {"--group", "g"})).isFalse();
-        assertThat(ArbiterMain.asksForHelp(new String[0])).isFalse();
+    private static Arbiter startArbiter(String group, String node, String hostPort, String helpers, Path home)
+            throws Exception {
+        Files.createDirectories(home);
+        ArbiterConfig config = new ArbiterConfig();
+        config.setArbiterHome(home.toString());
+        config.setGroupName(group);
+        config.setNodeName(node);
+        config.setNodeHostPort(hostPort);
+        config.setHelperHosts(helpers);
+        config.setUnknownStateTimeout(10, TimeUnit.SECONDS);
+        return new Arbiter(config);
     }
 }

@@ -1,0 +1,149 @@
+package org.tandembroker.tools.arbiter;
+
+import com.sleepycat.je.rep.arbiter.Arbiter;
+import com.sleepycat.je.rep.arbiter.ArbiterConfig;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.tandembroker.core.exec.Uninterruptibly;
+import org.tandembroker.tools.ToolCommandLine;
+import org.tandembroker.tools.ToolFailure;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * Runs a JE arbiter for a two-node group, started by {@code bin/arbiter}:
+ * <pre>
+ * arbiter --group-name G --node-name N --node-host-port H:P --helper-host-port H1:P1,H2:P2 --dir DIR
+ * </pre>
+ * (the earlier spellings {@code --group --node --host-port --helpers} are accepted too). An arbiter stores no
+ * messages: it votes in elections and acknowledges commits, so that a two-node group with an arbiter fails over
+ * without an operator (the surviving node and the arbiter are a majority of three) and a master whose replica fails
+ * keeps committing. It runs until the process is stopped (SIGTERM, Ctrl-C). Exit codes: 1 the arbiter could not
+ * start, 2 usage.
+ *
+ * <p><b>Threads.</b> The tool's main thread starts the arbiter (JE runs it on its own threads) and then waits for
+ * the shutdown hook ({@code arbiter-shutdown}), which shuts it down.
+ */
+@Command(name = "arbiter", sortOptions = false, usageHelpAutoWidth = true,
+        customSynopsis = {"arbiter --group-name=GROUP --node-name=NAME --node-host-port=HOST:PORT",
+                "        --helper-host-port=HOST:PORT[,HOST:PORT] --dir=DIR"},
+        description = {"Runs a JE arbiter for a two-node Tandem HA group: it votes and acknowledges but stores no "
+                + "messages, so that the group fails over without an operator. Stop it with SIGTERM or Ctrl-C."},
+        exitCodeOnInvalidInput = ToolFailure.USAGE, exitCodeOnExecutionException = ToolFailure.REFUSED)
+public final class ArbiterMain implements Callable<Integer> {
+    @Option(names = {"--group-name", "--group"}, paramLabel = "GROUP", required = true,
+            description = "The brokers' <groupName>.")
+    String group;
+
+    @Option(names = {"--node-name", "--node"}, paramLabel = "NAME", required = true,
+            description = "The arbiter's node name, unused in the group.")
+    String node;
+
+    @Option(names = {"--node-host-port", "--host-port"}, paramLabel = "HOST:PORT", required = true,
+            description = "Where the arbiter listens.")
+    String hostPort;
+
+    @Option(names = {"--helper-host-port", "--helpers"}, paramLabel = "HOST:PORT[,HOST:PORT]", required = true,
+            description = "The brokers' <nodeHostPort>s.")
+    String helpers;
+
+    @Option(names = "--dir", paramLabel = "DIR", required = true,
+            description = "A directory of the arbiter's own (created if missing).")
+    Path directory;
+
+    @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help and exit.")
+    boolean help;
+
+    private PrintWriter out;
+
+    /** The parsed options. */
+    public record Options(String group, String node, String hostPort, String helpers, Path directory) {
+    }
+
+    private ArbiterMain() {
+    }
+
+    public static void main(String[] args) {
+        int exitCode = run(new PrintWriter(System.out, true), new PrintWriter(System.err, true), args);
+        if (exitCode != ToolFailure.OK) {
+            System.exit(exitCode);
+        }
+    }
+
+    /**
+     * Runs the command line: prints the usage and returns, or returns a failure's exit code, or runs the arbiter
+     * until the JVM shuts down.
+     */
+    public static int run(PrintWriter out, PrintWriter err, String... args) {
+        ArbiterMain command = new ArbiterMain();
+        command.out = out;
+        return ToolCommandLine.create(command, out, err).execute(args);
+    }
+
+    /** Parses the command line; throws picocli's {@code ParameterException} on a usage error. */
+    public static Options parse(String... args) {
+        ArbiterMain command = new ArbiterMain();
+        new CommandLine(command).parseArgs(args);
+        return command.options();
+    }
+
+    private Options options() {
+        return new Options(nonBlank("--group-name", group), nonBlank("--node-name", node),
+                nonBlank("--node-host-port", hostPort), nonBlank("--helper-host-port", helpers).replace(" ", ""),
+                directory.toAbsolutePath());
+    }
+
+    private static String nonBlank(String option, String value) {
+        if (value.isBlank()) {
+            throw ToolFailure.usage(option + " is empty");
+        }
+        return value.trim();
+    }
+
+    @Override
+    public Integer call() {
+        Options options = options();
+        Arbiter arbiter;
+        try {
+            arbiter = start(options);
+        } catch (IOException | RuntimeException e) {
+            throw ToolFailure.refused("cannot start node " + options.node() + " of group " + options.group() + ": "
+                    + ToolFailure.firstLine(e));
+        }
+        CompletableFuture<Void> stopped = new CompletableFuture<>();
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            arbiter.shutdown();
+            stopped.complete(null);
+        }, "arbiter-shutdown"));
+        out.println("arbiter " + options.node() + " of group " + options.group() + " at " + options.hostPort()
+                + " is " + arbiter.getState() + "; stop it with SIGTERM or Ctrl-C");
+        out.flush();
+        try {
+            Uninterruptibly.get(stopped); // keep running until the shutdown hook ran
+        } catch (ExecutionException e) {
+            throw new IllegalStateException(e);
+        }
+        return ToolFailure.OK;
+    }
+
+    /** Starts an arbiter; returns once it found the master (or after JE's unknown-state timeout without one). */
+    public static Arbiter start(Options options) throws IOException {
+        Files.createDirectories(options.directory());
+        ArbiterConfig config = new ArbiterConfig();
+        config.setArbiterHome(options.directory().toString());
+        config.setGroupName(options.group());
+        config.setNodeName(options.node());
+        config.setNodeHostPort(options.hostPort());
+        config.setHelperHosts(options.helpers());
+        // Do not wait forever for a master at startup: report and keep trying in the background.
+        config.setUnknownStateTimeout(10, TimeUnit.SECONDS);
+        return new Arbiter(config);
+    }
+}
