@@ -146,6 +146,7 @@ final class AmqpConnectionHandler extends ChannelInboundHandlerAdapter
 
     /** Dispatches pending Proton events and writes pending output. */
     private void pump() {
+        assert inEventLoop() : "Proton work off the event loop, on " + Thread.currentThread().getName();
         if (ended) {
             return;
         }
@@ -240,6 +241,11 @@ final class AmqpConnectionHandler extends ChannelInboundHandlerAdapter
         } catch (RejectedExecutionException e) {
             return false;
         }
+    }
+
+    @Override
+    public boolean inEventLoop() {
+        return ctx == null || ctx.executor().inEventLoop();
     }
 
     /** Coalesces the pumps of many hand-offs (a burst of deliveries) into one write and flush. */

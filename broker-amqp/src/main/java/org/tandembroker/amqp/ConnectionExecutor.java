@@ -13,4 +13,7 @@ interface ConnectionExecutor {
      * @return false when the event loop no longer runs (the front end is shut down): the task will never run
      */
     boolean execute(Runnable task);
+
+    /** True on the connection's event loop: everything that touches Proton objects asserts it. */
+    boolean inEventLoop();
 }

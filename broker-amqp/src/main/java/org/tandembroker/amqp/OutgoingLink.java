@@ -182,6 +182,7 @@ final class OutgoingLink implements AmqpLink, ConsumerTarget {
     // ---- on the event loop
 
     private void send(Delivery delivery) {
+        assert connection.executor().inEventLoop() : "a transfer sent off the event loop";
         if (closed) {
             delivery.release();
             return;
