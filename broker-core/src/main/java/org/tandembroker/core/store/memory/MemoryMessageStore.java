@@ -12,6 +12,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import org.tandembroker.core.BrokerException;
 import org.tandembroker.core.ErrorKind;
+import org.tandembroker.core.exec.NamedThreadFactory;
 import org.tandembroker.core.store.ConfigRecord;
 import org.tandembroker.core.store.MessageStore;
 import org.tandembroker.core.store.RecoveryHandler;
@@ -39,9 +40,7 @@ public final class MemoryMessageStore implements MessageStore {
 
     @Override
     public void start(StoreRoleListener listener) {
-        Thread activation = new Thread(listener::becameActive, "memory-store-activation");
-        activation.setDaemon(true);
-        activation.start();
+        NamedThreadFactory.daemonThread("memory-store-activation").newThread(listener::becameActive).start();
     }
 
     @Override
