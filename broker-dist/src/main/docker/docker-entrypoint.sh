@@ -9,7 +9,7 @@
 # below depend on the container's host name, so they are set here rather than in the XML files.
 # TANDEM_ADMIN_USER with TANDEM_ADMIN_PASSWORD_FILE (a Docker secret) or TANDEM_ADMIN_PASSWORD adds an operator
 # (JMX role admin, AMQP access) to a users file in the work volume, rewritten at each start from etc/users.
-# JAVA_OPTS is passed to java.
+# JAVA_OPTS is passed to java. Only sh builtins and the base image's few tools may be used here.
 set -eu
 
 host="${HOSTNAME:-localhost}"
@@ -37,9 +37,10 @@ add_admin_user() {
     echo "tandem: TANDEM_ADMIN_USER is set but neither TANDEM_ADMIN_PASSWORD_FILE nor TANDEM_ADMIN_PASSWORD" >&2
     exit 2
   fi
-  mkdir -p /tandem/work
+  # The image has sh, cat, ls and few other tools (no mkdir, no chmod): /tandem/work is the volume; umask keeps
+  # the users file (password hashes) to its owner.
+  umask 077
   cat /tandem/etc/users > /tandem/work/users
-  chmod 600 /tandem/work/users
   printf '%s\n' "$password" | java -Xmx64m -XX:TieredStopAtLevel=1 -Dlogback.configurationFile=tandem-tools-logback.xml \
     -cp '/tandem/lib/*' org.tandembroker.tools.passwd.UserAdmin add /tandem/work/users "$TANDEM_ADMIN_USER" \
     --role admin >/dev/null
