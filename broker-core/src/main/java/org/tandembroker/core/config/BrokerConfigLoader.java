@@ -87,6 +87,10 @@ import java.util.regex.Pattern;
  * Relative paths (usersFile, keyStore, virtual host files) resolve against the broker file's directory. Sizes
  * are {@link Units#BYTES_FORMAT}; durations {@link Units#DURATION_FORMAT}.
  *
+ * <h2>Variables</h2>
+ * Any value may read {@code ${NAME}} or {@code ${NAME:-default}} from a system property or the environment
+ * ({@link ConfigVariables}); the result is validated like a value written in the file, and errors name the variable.
+ *
  * <h2>Overrides</h2>
  * {@link #load(Path, Map)} accepts a few values from outside the file (tests, the launcher's {@code --port}):
  * {@code listeners.<name>.port} and {@code listeners.<name>.host}. They are validated like the file's values.
@@ -124,11 +128,20 @@ public final class BrokerConfigLoader {
      * @throws ConfigException if the file, an override or a virtual host file is invalid
      */
     public static BrokerConfig load(Path brokerXml, Map<String, String> overrides) throws ConfigException {
+        return load(brokerXml, overrides, ConfigVariables.SYSTEM);
+    }
+
+    /**
+     * Loads {@code brokerXml} (and its virtual host files) with some values replaced, their placeholders reading
+     * {@code variables} (see {@link ConfigVariables}).
+     */
+    public static BrokerConfig load(Path brokerXml, Map<String, String> overrides, ConfigVariables variables)
+            throws ConfigException {
         Path file = brokerXml.toAbsolutePath().normalize();
         Path base = file.getParent();
         Map<String, Map<String, String>> listenerOverrides = parseOverrides(file, overrides);
 
-        ConfigElement root = ConfigElement.parseRoot(file, "broker");
+        ConfigElement root = ConfigElement.parseRoot(file, "broker", variables);
         root.checkStructure(List.of(), List.of("listeners", "security", "limits", "memory", "virtualHosts",
                 "management"));
 
@@ -160,7 +173,7 @@ public final class BrokerConfigLoader {
 
         ConfigElement hostsElement = root.requiredChild("virtualHosts",
                 "<virtualHosts> with one <virtualHost name=\"...\" file=\"...\"/> or more");
-        List<VirtualHostConfig> virtualHosts = virtualHosts(hostsElement, base);
+        List<VirtualHostConfig> virtualHosts = virtualHosts(hostsElement, base, variables);
         String defaultHost = defaultVirtualHost(hostsElement, virtualHosts);
 
         ManagementConfig management = management(root.optionalChild("management"), base, listeners);
@@ -394,7 +407,8 @@ public final class BrokerConfigLoader {
         return new ConnectionLimits(maxFrameSize, maxMessageSize, idleTimeout, maxConnections, linkCredit);
     }
 
-    private static List<VirtualHostConfig> virtualHosts(ConfigElement element, Path base) throws ConfigException {
+    private static List<VirtualHostConfig> virtualHosts(ConfigElement element, Path base, ConfigVariables variables)
+            throws ConfigException {
         element.checkStructure(List.of("default"), List.of("virtualHost"));
         List<ConfigElement> elements = element.children("virtualHost");
         if (elements.isEmpty()) {
@@ -409,7 +423,7 @@ public final class BrokerConfigLoader {
                 throw host.invalid("name", name, "a name not used by another virtual host");
             }
             Path hostFile = existingFile(host, "file", base, null, "a readable virtual host file");
-            VirtualHostConfig config = VirtualHostConfigLoader.load(hostFile);
+            VirtualHostConfig config = VirtualHostConfigLoader.load(hostFile, variables);
             if (!config.name().equals(name)) {
                 throw ConfigException.invalidValue(config.sourceFile(), "virtualHost@name", config.name(),
                         "'" + name + "', the name " + element.file().getFileName() + " gives this file");

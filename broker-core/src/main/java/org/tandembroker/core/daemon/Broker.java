@@ -96,7 +96,12 @@ public final class Broker implements AutoCloseable {
                 throw ConfigException.invalidValue(vhc.sourceFile(), "store@type", vhc.store().type(),
                         String.join(", ", new TreeSet<>(storeFactories.keySet())));
             }
-            MessageStore first = factory.create(vhc.store(), context);
+            MessageStore first;
+            try {
+                first = factory.create(vhc.store(), context);
+            } catch (ConfigException e) {
+                throw vhc.store().namingSources(e);
+            }
             hosts.put(vhc.name(), new BrokerVirtualHost(vhc, new StoreSupplier(first, factory, vhc, context),
                     operationalLog, contentBudget, queuePool, housekeeping));
         }
