@@ -539,8 +539,9 @@ public final class HaBenchmark implements Callable<Integer> {
                 + " coalescingSync true. %d producers (synchronous persistent sends of %d B) and one consumer"
                 + " (AUTO_ACKNOWLEDGE), each on its own connection through the failover URL `failover:(...)%s`;"
                 + " %s of load, then `kill -9` of the master (node-1); two nodes without an arbiter: node-2 is"
-                + " designated over JMX right after the kill. Every time runs from the kill. *first message consumed*:"
-                + " the first message the consumer received after its connection was restored; *producers resumed*:"
+                + " designated over JMX right after the kill. The kill comes once every client has worked; every"
+                + " time runs from it. *first message consumed*:"
+                + " the first message the consumer (prefetch 0) received after the killed process ended; *producers resumed*:"
                 + " each producer's first confirmed send after the kill; *longest gap*: the longest time between two"
                 + " confirmed sends of one producer. Then %s more load, and every confirmed send must arrive.%s%n%n",
                 FailoverRun.DURABILITY, load.producers(), load.bodySize(),
