@@ -1,10 +1,12 @@
 package org.tandembroker.amqp;
 
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import org.apache.qpid.proton.amqp.Symbol;
 import org.apache.qpid.proton.amqp.transaction.Coordinator;
 import org.apache.qpid.proton.amqp.transport.AmqpError;
@@ -162,7 +164,34 @@ final class AmqpConnection implements ProtonEventListener, ClientConnection {
             refuse(ErrorConditions.of(ErrorKind.RESOURCE_LIMIT_EXCEEDED, text), text);
             return;
         }
-        Admission admission = host.admit(this);
+        CompletableFuture<Admission> answer = host.admitWhenDecided(this);
+        if (answer.isDone()) {
+            answer.whenComplete((admission, failure) -> admissionDecided(host, admission, failure));
+            return;
+        }
+        answer.whenComplete((admission, failure) -> {
+            boolean queued = executor.execute(() -> admissionDecided(host, admission, failure));
+            if (!queued && admission instanceof Admission.Admitted admitted) {
+                admitted.registration().deregister(); // the front end is shut down
+            }
+        });
+    }
+
+    /**
+     * The virtual host's answer to the open, possibly after it held the connection during a failover
+     * ({@link VirtualHost#admitWhenDecided}); on the event loop.
+     */
+    private void admissionDecided(VirtualHost host, Admission admission, Throwable failure) {
+        if (ended || protonConnection.getLocalState() != EndpointState.UNINITIALIZED) {
+            if (admission instanceof Admission.Admitted admitted) {
+                admitted.registration().deregister(); // the client left while it waited
+            }
+            return;
+        }
+        if (failure != null) {
+            refuse(ErrorConditions.of(failure), "admission failed: " + BrokerException.from(failure).getMessage());
+            return;
+        }
         if (admission instanceof Admission.Admitted admitted) {
             registration = admitted.registration();
             virtualHost = host;
@@ -170,9 +199,25 @@ final class AmqpConnection implements ProtonEventListener, ClientConnection {
             protonConnection.open();
             resources.log().log(LogCode.CON_1001, describe(), host.name(), user);
             onOpened.run();
+            openWhatArrivedMeanwhile();
         } else if (admission instanceof Admission.Refused refused) {
             refuse(refusalCondition(host, refused), refused.description()
                     + (refused.redirectAddress() == null ? "" : " (redirected to " + refused.redirectAddress() + ")"));
+        }
+    }
+
+    /** Sessions and links the client opened while its open was held (clients may pipeline them). */
+    private void openWhatArrivedMeanwhile() {
+        EnumSet<EndpointState> local = EnumSet.of(EndpointState.UNINITIALIZED);
+        EnumSet<EndpointState> remote = EnumSet.of(EndpointState.ACTIVE);
+        for (Session session = protonConnection.sessionHead(local, remote); session != null;
+             session = session.next(local, remote)) {
+            onSessionRemoteOpen(session);
+        }
+        for (Link link = protonConnection.linkHead(local, remote); link != null; link = link.next(local, remote)) {
+            if (link.getSession().getLocalState() == EndpointState.ACTIVE) {
+                onLinkRemoteOpen(link);
+            }
         }
     }
 

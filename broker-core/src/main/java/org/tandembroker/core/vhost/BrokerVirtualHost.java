@@ -178,6 +178,11 @@ public final class BrokerVirtualHost implements VirtualHost, ManagedVirtualHost 
     }
 
     @Override
+    public CompletableFuture<Admission> admitWhenDecided(ClientConnection connection) {
+        return admission.admitOrWait(connection, ClientAdmission.MAX_ADMISSION_WAIT);
+    }
+
+    @Override
     public CompletableFuture<Destination> resolveDestination(String address) {
         return addresses.resolveDestination(address);
     }

@@ -7,7 +7,9 @@ import org.tandembroker.core.exec.OwningThread;
 /**
  * Whether the virtual host serves clients on this node and, when it does not, why and which node does: the one
  * answer that admission, addressing and publishing all check. Written only on the host's life-cycle thread
- * (asserted); read by any thread, hence volatile.
+ * (asserted); read by any thread, hence volatile. Whoever waits for a decisive answer (admission holding a
+ * connection while the group elects) hears through {@link #whenDecided} each time this node starts serving, learns
+ * which node serves instead, or stops.
  */
 final class ServingStatus {
     private final String hostName;
@@ -15,10 +17,24 @@ final class ServingStatus {
     private volatile VirtualHostState state = VirtualHostState.PASSIVE;
     private volatile String activeNodeAddress;
     private volatile String passiveReason = "starting";
+    private volatile Runnable decided = () -> { };
 
     ServingStatus(String hostName, OwningThread lifecycleThread) {
         this.hostName = hostName;
         this.lifecycleThread = lifecycleThread;
+    }
+
+    /** Called on the life-cycle thread after each decisive change; set once, before clients arrive. */
+    void whenDecided(Runnable listener) {
+        this.decided = listener;
+    }
+
+    /**
+     * True while a client that arrives now is best told later: passive, not stopped, and no other node known to
+     * serve (an election, a new master activating, a broker starting).
+     */
+    boolean undecided() {
+        return state == VirtualHostState.PASSIVE && activeNodeAddress == null;
     }
 
     VirtualHostState state() {
@@ -39,12 +55,16 @@ final class ServingStatus {
         assert lifecycleThread.isCurrent() : lifecycleThread.violation();
         activeNodeAddress = null;
         state = VirtualHostState.ACTIVE;
+        decided.run();
     }
 
     /** Another node (at {@code address}, null when unknown) serves; this one does not. */
     void activeNodeIs(String address) {
         assert lifecycleThread.isCurrent() : lifecycleThread.violation();
         activeNodeAddress = address;
+        if (address != null) {
+            decided.run();
+        }
     }
 
     /** This node does not serve, for {@code reason}. */
@@ -57,6 +77,7 @@ final class ServingStatus {
     void stopped() {
         assert lifecycleThread.isCurrent() : lifecycleThread.violation();
         state = VirtualHostState.STOPPED;
+        decided.run();
     }
 
     /** The answer to a client while not active: why, and where to go instead. */

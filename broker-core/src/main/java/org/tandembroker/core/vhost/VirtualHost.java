@@ -29,6 +29,17 @@ public interface VirtualHost {
     /** Admits a new client connection, or refuses it (e.g. this node is a replica: redirect to the master). */
     Admission admit(ClientConnection connection);
 
+    /**
+     * Like {@link #admit}, but while this node neither serves nor knows which node does (a replication group
+     * electing a master, a new master activating, a broker starting) the answer waits, at most a few seconds, until
+     * it does: then the connection is admitted, or refused with a redirect. A failover client held this way
+     * connects as soon as a node serves, instead of backing off after a refusal. The future may complete on any
+     * thread; a connection that closed meanwhile must deregister an admission it no longer wants.
+     */
+    default CompletableFuture<Admission> admitWhenDecided(ClientConnection connection) {
+        return CompletableFuture.completedFuture(admit(connection));
+    }
+
     /** Resolves a publishing link's target address. Fails with NOT_FOUND or NOT_ACTIVE. */
     CompletableFuture<Destination> resolveDestination(String address);
 
