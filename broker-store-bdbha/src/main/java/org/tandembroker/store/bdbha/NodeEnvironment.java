@@ -33,6 +33,13 @@ interface NodeEnvironment<S> {
         /** Failed for good: the node stops, for {@code reason}. */
         record Failed(String reason) implements OpenOutcome {
         }
+
+        /**
+         * This node opened designated primary and the master it reached ({@code master}, when JE named it) is
+         * designated too: JE refuses a second designated node at the point of contact.
+         */
+        record MasterAlsoDesignated(Optional<String> master) implements OpenOutcome {
+        }
     }
 
     /** How opening the master session ended. */
