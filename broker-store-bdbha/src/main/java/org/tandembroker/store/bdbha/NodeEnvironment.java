@@ -36,9 +36,10 @@ interface NodeEnvironment<S> {
 
         /**
          * This node opened designated primary and the master it reached ({@code master}, when JE named it) is
-         * designated too: JE refuses a second designated node at the point of contact.
+         * designated too: JE refuses a second designated node at the point of contact. {@code rejoining}: this
+         * node's store held the group's data before (a member restarting), not a new node being set up.
          */
-        record MasterAlsoDesignated(Optional<String> master) implements OpenOutcome {
+        record MasterAlsoDesignated(Optional<String> master, boolean rejoining) implements OpenOutcome {
         }
     }
 

@@ -40,8 +40,9 @@ import org.tandembroker.core.store.StoreRoleListener;
  * that is no longer current are dropped, and once the store closes every event but Designate and Close.
  * <pre>
  * OPENING/RESTARTING Open(n)             -&gt; same        open; retryable failure: Open(n+1) later; the master
- *                                                       reached is designated too: give up this node's
- *                                                       designation (HA-1002), Open(n+1) now; else -&gt; FAILED
+ *                                                       reached is designated too and this node is a member
+ *                                                       restarting: give up this node's designation (HA-1002),
+ *                                                       Open(n+1) now; else -&gt; FAILED
  * any, env open      StateChanged(s)     -&gt; s           HA-1001 when the state or the master changed, then:
  *                      s = MASTER                       open the session, activate the host; refused for want of
  *                                                       a quorum: HA-1005 "none yet" (once), passivate,
@@ -260,7 +261,7 @@ final class NodeRoleMachine<S> {
         } else if (outcome instanceof NodeEnvironment.OpenOutcome.Failed failed) {
             fail(failed.reason());
         } else if (outcome instanceof NodeEnvironment.OpenOutcome.MasterAlsoDesignated conflict) {
-            yieldDesignation(conflict.master(), attempt);
+            yieldDesignation(conflict, attempt);
         }
     }
 
@@ -268,18 +269,19 @@ final class NodeRoleMachine<S> {
      * This node opened designated primary and reached a master that is designated too (the figure 1.3 restart:
      * node-b was designated while this node was down). JE raises the conflict only in the master's handshake with
      * this node, so the master is alive and reachable: joining it undesignated cannot make a second master, while
-     * keeping the designation could (it lets a node of a pair become master alone). So the node gives its
-     * designation up until its broker restarts (HA-1002) and opens again as a plain replica; the group keeps
-     * exactly one designated node, the master.
+     * keeping the designation could (it lets a node of a pair become master alone). So a member that restarts
+     * gives its designation up until its broker restarts (HA-1002) and opens again as a plain replica; the group
+     * keeps exactly one designated node, the master. A new node (an empty store) configured designated is a
+     * set-up mistake, and stops as the spec says ("both cannot be designated at the point of contact").
      */
-    private void yieldDesignation(Optional<String> master, int attempt) {
-        if (!designatedPrimary || attempt >= ReplicatedEnvironmentFacade.OPEN_ATTEMPTS) {
+    private void yieldDesignation(NodeEnvironment.OpenOutcome.MasterAlsoDesignated conflict, int attempt) {
+        if (!designatedPrimary || !conflict.rejoining() || attempt >= ReplicatedEnvironmentFacade.OPEN_ATTEMPTS) {
             fail(OperatorMessages.conflictingDesignation(settings.nodeName()));
             return;
         }
         designatedPrimary = false;
         operationalLog.log(LogCode.HA_1002, settings.nodeName(),
-                OperatorMessages.designationYielded(master.orElse("the current master")));
+                OperatorMessages.designationYielded(conflict.master().orElse("the current master")));
         open(attempt + 1);
     }
 

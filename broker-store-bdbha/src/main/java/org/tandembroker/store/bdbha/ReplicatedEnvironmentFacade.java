@@ -76,6 +76,8 @@ final class ReplicatedEnvironmentFacade {
     private volatile ReplicatedEnvironment environment;
     /** Role thread only: whether an environment has opened in this process (its port was ours then). */
     private boolean openedBefore;
+    /** Role thread only: whether the store directory held log files before this process first opened it. */
+    private Boolean storeExistedAtStart;
 
     ReplicatedEnvironmentFacade(ReplicatedStoreSettings settings, String clientAddress,
                                 OperationalLog operationalLog, OwningThread roleThread) {
@@ -94,6 +96,11 @@ final class ReplicatedEnvironmentFacade {
         try {
             Path path = settings.storePath();
             Files.createDirectories(path);
+            if (storeExistedAtStart == null) {
+                try (var files = Files.list(path)) {
+                    storeExistedAtStart = files.anyMatch(file -> file.getFileName().toString().endsWith(".jdb"));
+                }
+            }
             if (Files.exists(path.resolve("je.properties"))) {
                 LOG.warn("Node {}: ignoring {}: the store's JE parameters come only from <envConfig> and "
                         + "<repConfig> in {}", settings.nodeName(), path.resolve("je.properties"),
@@ -124,7 +131,8 @@ final class ReplicatedEnvironmentFacade {
             if (isConflictingDesignation(e)) {
                 Matcher feeder = CONFLICTING_FEEDER.matcher(String.valueOf(e.getMessage()));
                 return new NodeEnvironment.OpenOutcome.MasterAlsoDesignated(
-                        feeder.find() ? Optional.of(feeder.group(1)) : Optional.empty());
+                        feeder.find() ? Optional.of(feeder.group(1)) : Optional.empty(),
+                        Boolean.TRUE.equals(storeExistedAtStart));
             }
             String reason = ReplicationFailures.firstLine(e);
             if (attempt >= OPEN_ATTEMPTS) {
