@@ -19,7 +19,9 @@ tandem_build_if_needed() {
       echo "tandem: Maven (mvn) is needed to build; install Maven 3.8+ and Java 17+" >&2
       exit 1
     fi
-    (cd "$TANDEM_HOME" && mvn -B -q -DskipTests package -pl broker-dist -am) >&2
+    # sed: Debian's Maven 3.8 prints ESC[0m even with -B; keep the terminal free of stray escape codes.
+    (cd "$TANDEM_HOME" && mvn -B -q -DskipTests package -pl broker-dist -am) 2>&1 | sed 's/\x1b\[[0-9;]*m//g' >&2
+    [ "${PIPESTATUS[0]}" -eq 0 ] || exit 1
     touch "$TANDEM_STAMP"
   fi
 }

@@ -152,7 +152,8 @@ class StartupErrorsIT {
         assertThat(broker.lines()).anyMatch(l -> l.startsWith("tandem: configuration error: ")
                 && l.contains("default.xml") && l.contains("sometimes"));
         assertThat(Files.readString(work.resolve("log/broker.log"))).contains("BRK-1007 : Startup failed : "
-                + "configuration error: ").contains("sometimes");
+                + "configuration error: " + etc.resolve("vhosts/default.xml") + ": <store/coalescingSync> has invalid "
+                + "value 'sometimes'; allowed: true, false");
         assertNoStackTrace(broker);
     }
 

@@ -91,7 +91,11 @@ public final class Broker implements AutoCloseable {
             throws Exception {
         try {
             return startOrThrow(config, workDirectory, operationalLog);
-        } catch (StartupFailure | ConfigException e) {
+        } catch (ConfigException e) {
+            operationalLog.log(LogCode.BRK_1007, "configuration error: " + e.getMessage());
+            LOG.debug("Start-up failed", e);
+            throw e;
+        } catch (StartupFailure e) {
             operationalLog.log(LogCode.BRK_1007, e.getMessage());
             LOG.debug("Start-up failed", e);
             throw e;
@@ -119,7 +123,7 @@ public final class Broker implements AutoCloseable {
         Map<String, BrokerVirtualHost> hosts = new LinkedHashMap<>();
         for (VirtualHostConfig vhc : config.virtualHosts()) {
             StoreContext context = new StoreContext(vhc.name(), workDirectory, config.advertisedClientAddress(),
-                    operationalLog);
+                    operationalLog, managementAddress(config));
             MessageStoreFactory factory = storeFactories.get(vhc.store().type());
             if (factory == null) {
                 queuePool.shutdown();
@@ -155,6 +159,25 @@ public final class Broker implements AutoCloseable {
         }
         broker.readiness.watch();
         return broker;
+    }
+
+    /**
+     * Where operators' tools reach this node's JMX connector: its rmiHostname, else its bind address unless a
+     * wildcard, else the host clients are told; null without JMX.
+     */
+    static String managementAddress(BrokerConfig config) {
+        var jmx = config.management().jmx();
+        if (!jmx.enabled()) {
+            return null;
+        }
+        String host = jmx.rmiHostname().orElse(null);
+        if (host == null && !jmx.host().equals("0.0.0.0") && !jmx.host().equals("::")) {
+            host = jmx.host();
+        }
+        if (host == null) {
+            host = hostOf(config.advertisedClientAddress());
+        }
+        return host == null ? null : host + ":" + jmx.port();
     }
 
     private static String hostOf(String hostPort) {

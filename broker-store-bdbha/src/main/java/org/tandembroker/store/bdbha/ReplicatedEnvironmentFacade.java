@@ -70,7 +70,7 @@ final class ReplicatedEnvironmentFacade {
     private static final long RESTORE_PROGRESS_MILLIS = 10_000;
 
     private final ReplicatedStoreSettings settings;
-    private final String clientAddress;
+    private final NodeAddresses published;
     private final OperationalLog operationalLog;
     private final OwningThread roleThread;
     private volatile ReplicatedEnvironment environment;
@@ -79,10 +79,10 @@ final class ReplicatedEnvironmentFacade {
     /** Role thread only: whether the store directory held log files before this process first opened it. */
     private Boolean storeExistedAtStart;
 
-    ReplicatedEnvironmentFacade(ReplicatedStoreSettings settings, String clientAddress,
+    ReplicatedEnvironmentFacade(ReplicatedStoreSettings settings, NodeAddresses published,
                                 OperationalLog operationalLog, OwningThread roleThread) {
         this.settings = settings;
-        this.clientAddress = clientAddress;
+        this.published = published;
         this.operationalLog = operationalLog;
         this.roleThread = roleThread;
     }
@@ -147,10 +147,7 @@ final class ReplicatedEnvironmentFacade {
         logRollbackDuringOpen(env);
         environment = env;
         openedBefore = true;
-        if (clientAddress != null && !clientAddress.isBlank()) { // JE refuses an empty app state
-            byte[] appState = clientAddress.getBytes(StandardCharsets.UTF_8);
-            env.registerAppStateMonitor(() -> appState);
-        }
+        published.encode().ifPresent(appState -> env.registerAppStateMonitor(() -> appState));
         // JE calls the listener at once with the current state, then on every change, on its own threads.
         env.setStateChangeListener(event -> {
             ReplicatedEnvironment.State state = event.getState();
@@ -299,9 +296,7 @@ final class ReplicatedEnvironmentFacade {
             if (node != null) {
                 byte[] appState = new DbPing(node, settings.groupName(), LOOKUP_TIMEOUT_MILLIS).getNodeState()
                         .getAppState();
-                if (appState != null && appState.length > 0) {
-                    return Optional.of(new String(appState, StandardCharsets.UTF_8));
-                }
+                return NodeAddresses.decode(appState).clientAddress();
             }
         } catch (Exception e) {
             LOG.debug("Node {}: asking master {} for its client address failed: {}", settings.nodeName(), master,
