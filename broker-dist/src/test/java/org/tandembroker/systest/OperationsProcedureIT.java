@@ -20,8 +20,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * docs/operations.md run as written: the two-node set-up of section 1 (node-a's files from the document, node-b's
- * made from them as its prose says) and the recovery of figure 1.3, each command taken from the block the document
- * marks, with the document's installation ({@code /opt/tandem}) and ports mapped to this test's. Brokers are
+ * made from them as its prose says), the recovery of figure 1.3, and a stopped node's backup restored as a new
+ * group (sections 6 and 7: copy, reset-group, start), each command taken from the block the document marks, with the document's installation ({@code /opt/tandem}) and ports mapped to this test's. Brokers are
  * {@code bin/broker} processes; the master is killed with {@code kill -9}.
  */
 class OperationsProcedureIT {
@@ -42,7 +42,7 @@ class OperationsProcedureIT {
     }
 
     @Test
-    void figure13TheMasterIsKilledTheReplicaDesignatedAndTheOldMasterRestartedAsWrittenRejoinsAsReplica()
+    void figure13ThenBackupAndRestoreAsWritten()
             throws Exception {
         OperationsProcedures document = OperationsProcedures.read();
         for (int port : new int[] {5672, 5673, 9001, 9002, 9404, 9405, 5000, 5001}) {
@@ -101,6 +101,44 @@ class OperationsProcedureIT {
                 .contains("node-b is designated primary");
         assertThat(receiveAll("amqp://localhost:" + ports.get(5673)))
                 .containsExactly("before the failure", "while node-a is down");
+
+        // Sections 6 and 7: node-a (a replica now) stopped and backed up; the backup restored as a new group.
+        send("amqp://localhost:" + ports.get(5673), "before the backup");
+        ScriptProcess caughtUp = runBlock(document, "fig-1.3-rejoined");
+        assertThat(caughtUp.text()).containsPattern("node-a\\s+localhost:\\d+\\s+ELECTABLE\\s+REPLICA\\s+0\\s");
+        restarted.terminate();
+        Path backups = installation.resolve("backup");
+        Map<String, String> nodeA = Map.of("/var/lib/tandem", installation.resolve("node-a/work").toString(),
+                "/backup", backups.toString());
+        ScriptProcess backup = run(String.join("\n", document.commands("backup-stopped").stream()
+                .map(command -> OperationsProcedures.mapped(command, nodeA, Map.of())).toList()), "");
+        assertThat(backup.exitCode()).as(backup.text()).isZero();
+        assertThat(backups.resolve("2026-11-21/tandem-backup.txt")).exists();
+
+        Path restoredWork = installation.resolve("restored/work");
+        Files.createDirectories(restoredWork.resolve("default/store"));
+        int restoredReplication = StartupErrorsIT.freePort();
+        Map<String, String> restored = Map.of("/var/lib/tandem", restoredWork.toString(),
+                "/backup", backups.toString(), "broker-a.repl.example.com:5000", "localhost:" + restoredReplication);
+        for (String block : List.of("restore-copy", "restore-reset")) {
+            ScriptProcess step = run(String.join("\n", document.commands(block).stream()
+                    .map(command -> OperationsProcedures.mapped(command, restored, Map.of())).toList()), "");
+            assertThat(step.exitCode()).as(block + ": " + step.text()).isZero();
+        }
+        // Step 3: that node configured with exactly those values (helperHostPort its own nodeHostPort).
+        Path restoredEtc = Files.createDirectories(installation.resolve("restored/etc/vhosts"));
+        int restoredAmqp = StartupErrorsIT.freePort();
+        Files.writeString(restoredEtc.getParent().resolve("broker.xml"), mapped(document.block("node-a-broker.xml"))
+                .replace(String.valueOf(ports.get(5672)), String.valueOf(restoredAmqp))
+                .replace(String.valueOf(ports.get(9001)), String.valueOf(StartupErrorsIT.freePort()))
+                .replace(String.valueOf(ports.get(9404)), String.valueOf(StartupErrorsIT.freePort())));
+        Files.writeString(restoredEtc.resolve("default.xml"), mapped(document.block("node-a-default.xml"))
+                .replace("localhost:" + ports.get(5000), "localhost:" + restoredReplication));
+        Files.copy(ScriptProcess.HOME.resolve("etc/users"), restoredEtc.getParent().resolve("users"));
+        ScriptProcess restoredNode = startBroker("bin/broker --config " + restoredEtc.getParent().resolve("broker.xml")
+                + " --work " + restoredWork);
+        assertThat(restoredNode.lines()).anyMatch(line -> line.contains("MST-1006"));
+        assertThat(receiveAll("amqp://localhost:" + restoredAmqp)).containsExactly("before the backup");
     }
 
     private void writeNodes(OperationsProcedures document) throws Exception {

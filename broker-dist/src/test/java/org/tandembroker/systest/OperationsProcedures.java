@@ -53,13 +53,22 @@ final class OperationsProcedures {
 
     /** The block's commands: its lines without comments and blank lines. */
     List<String> commands(String name) {
-        return block(name).lines().map(String::strip).filter(line -> !line.isEmpty() && !line.startsWith("#"))
+        String joined = block(name).replaceAll("\\\\\n\\s*", " "); // continuation lines
+        return joined.lines().map(String::strip).filter(line -> !line.isEmpty() && !line.startsWith("#"))
                 .map(line -> line.replaceAll("\\s+#.*$", "")).toList();
     }
 
     /** {@code text} with the document's paths and ports replaced (each key a literal; ports as whole numbers). */
     static String mapped(String text, Path installation, Map<Integer, Integer> ports) {
-        String result = text.replace("/opt/tandem", installation.toString());
+        return mapped(text, Map.of("/opt/tandem", installation.toString()), ports);
+    }
+
+    /** {@code text} with each literal of {@code texts} replaced, then the ports. */
+    static String mapped(String text, Map<String, String> texts, Map<Integer, Integer> ports) {
+        String result = text;
+        for (Map.Entry<String, String> literal : texts.entrySet()) {
+            result = result.replace(literal.getKey(), literal.getValue());
+        }
         for (Map.Entry<Integer, Integer> port : ports.entrySet()) {
             result = result.replaceAll("\\b" + port.getKey() + "\\b", String.valueOf(port.getValue()));
         }

@@ -14,8 +14,13 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import org.apache.qpid.jms.JmsConnectionFactory;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -23,23 +28,24 @@ import org.junit.jupiter.api.io.TempDir;
  * terminal and in {@code work/log/broker.log} ({@code BRK-1007}), without a stack trace, found before any store
  * opens where it can be, and a broker that cannot serve never says {@code Ready}.
  */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class StartupErrorsIT {
     private static final Duration START = Duration.ofSeconds(90);
 
     @TempDir
     Path directory;
+    /** node-a: a standalone broker with its own logback.xml, running for every test; the others clash with it. */
     private ScriptProcess first;
+    private Path firstWork;
+    private Path firstStore;
+    private int firstPort;
+    private final List<ScriptProcess> others = new ArrayList<>();
 
-    @AfterEach
-    void stop() throws Exception {
-        if (first != null) {
-            first.close();
-        }
-    }
-
-    @Test
-    void aSecondBrokerOnTheSameWorkDirectorySaysAnotherBrokerUsesItAndTheNodesOwnLogbackIsUsed() throws Exception {
-        Path nodeA = node("a", freePort(), "bdb", "default/store", "");
+    @BeforeAll
+    void startFirstBroker() throws Exception {
+        firstPort = freePort();
+        firstStore = directory.resolve("shared-store");
+        Path nodeA = node("a", firstPort, "bdb", firstStore.toString(), "");
         Files.writeString(nodeA.resolve("logback.xml"), """
                 <configuration>
                   <appender name="CONSOLE" class="ch.qos.logback.core.ConsoleAppender">
@@ -48,16 +54,35 @@ class StartupErrorsIT {
                   <root level="INFO"><appender-ref ref="CONSOLE"/></root>
                 </configuration>
                 """);
-        Path work = directory.resolve("work-a");
-        first = startBroker(nodeA, work);
+        firstWork = directory.resolve("work-a");
+        first = startBroker(nodeA, firstWork);
         first.awaitLine("^Tandem broker ready", START);
+    }
+
+    @AfterAll
+    void stopFirstBroker() throws Exception {
+        if (first != null) {
+            first.close();
+        }
+    }
+
+    @AfterEach
+    void stopOthers() throws Exception {
+        for (ScriptProcess other : others) {
+            other.close();
+        }
+        others.clear();
+    }
+
+    @Test
+    void aSecondBrokerOnTheSameWorkDirectorySaysAnotherBrokerUsesItAndTheNodesOwnLogbackIsUsed() throws Exception {
         assertThat(first.lines()).anyMatch(line -> line.startsWith("node-a-own-logback BRK-1004 : Ready"));
 
-        ScriptProcess second = ScriptProcess.run(brokerCommand(node("b", freePort(), "bdb", "default/store", ""),
-                work), Map.of(), START);
+        ScriptProcess second = ScriptProcess.run(brokerCommand(node("b1", freePort(), "bdb", "default/store", ""),
+                firstWork), Map.of(), START);
 
         assertThat(second.exitCode()).isEqualTo(1);
-        assertThat(second.lines()).anyMatch(line -> line.equals("tandem: start-up failed: work directory " + work
+        assertThat(second.lines()).anyMatch(line -> line.equals("tandem: start-up failed: work directory " + firstWork
                 + " is in use by another broker (pid " + first.pid() + "): stop it, or give this broker a work "
                 + "directory of its own (--work DIR)"));
         assertNoStackTrace(second);
@@ -65,35 +90,30 @@ class StartupErrorsIT {
 
     @Test
     void aPortInUseIsNamedBeforeAnyStoreOpensAndLogged() throws Exception {
-        int port = freePort();
-        first = startBroker(node("a", port, "bdb", "default/store", ""), directory.resolve("work-a"));
-        first.awaitLine("^Tandem broker ready", START);
-        Path work = directory.resolve("work-b");
+        Path work = directory.resolve("work-b2");
 
-        ScriptProcess second = ScriptProcess.run(brokerCommand(node("b", port, "bdb", "default/store", ""), work),
-                Map.of(), START);
+        ScriptProcess second = ScriptProcess.run(brokerCommand(node("b2", firstPort, "bdb", "default/store", ""),
+                work), Map.of(), START);
 
         assertThat(second.exitCode()).isEqualTo(1);
-        String line = "start-up failed: port " + port + " on 127.0.0.1 for AMQP listener 'amqp' (<listener port>)";
+        String line = "start-up failed: port " + firstPort + " on 127.0.0.1 for AMQP listener 'amqp' "
+                + "(<listener port>)";
         assertThat(second.lines()).anyMatch(l -> l.startsWith("tandem: " + line));
         assertThat(second.lines()).noneMatch(l -> l.contains("MST-1001") || l.contains("MST-1004"));
         assertThat(Files.readString(work.resolve("log/broker.log"))).contains("BRK-1007 : Startup failed : port "
-                + port + " on 127.0.0.1").doesNotContain("\tat ");
+                + firstPort + " on 127.0.0.1").doesNotContain("\tat ");
         assertNoStackTrace(second);
     }
 
     @Test
     void aStandaloneStoreHeldByAnotherBrokerStopsTheBrokerWithOneLineAndNeverSaysReady() throws Exception {
-        Path store = directory.resolve("shared-store");
-        first = startBroker(node("a", freePort(), "bdb", store.toString(), ""), directory.resolve("work-a"));
-        first.awaitLine("^Tandem broker ready", START);
-        Path work = directory.resolve("work-b");
+        Path work = directory.resolve("work-b3");
 
-        ScriptProcess second = ScriptProcess.run(brokerCommand(node("b", freePort(), "bdb", store.toString(), ""),
-                work), Map.of(), START);
+        ScriptProcess second = ScriptProcess.run(brokerCommand(node("b3", freePort(), "bdb", firstStore.toString(),
+                ""), work), Map.of(), START);
 
         assertThat(second.exitCode()).isEqualTo(1);
-        String expected = "virtual host 'default' cannot serve on this node: store directory " + store
+        String expected = "virtual host 'default' cannot serve on this node: store directory " + firstStore
                 + " is in use by another broker";
         assertThat(second.lines()).anyMatch(l -> l.startsWith("tandem: start-up failed: " + expected));
         assertThat(second.lines()).noneMatch(l -> l.contains("BRK-1004") || l.contains("EnvironmentLockedException"));
@@ -105,46 +125,42 @@ class StartupErrorsIT {
     @Test
     void configuredToStayUpABrokerWithAFailedStoreReportsNotReadyAndTellsClientsWhyWithoutAnotherNode()
             throws Exception {
-        Path store = directory.resolve("shared-store");
-        first = startBroker(node("a", freePort(), "bdb", store.toString(), ""), directory.resolve("work-a"));
-        first.awaitLine("^Tandem broker ready", START);
         int amqp = freePort();
         int metrics = freePort();
-        Path etc = node("b", amqp, "bdb", store.toString(), "<metrics port=\"" + metrics + "\"/>");
+        Path etc = node("b4", amqp, "bdb", firstStore.toString(), "<metrics port=\"" + metrics + "\"/>");
         Files.writeString(etc.resolve("broker.xml"), Files.readString(etc.resolve("broker.xml"))
                 .replace("<virtualHosts default=\"default\">", "<virtualHosts default=\"default\" "
                         + "onStoreFailure=\"stay-up\">"));
-        try (ScriptProcess second = startBroker(etc, directory.resolve("work-b"))) {
-            second.awaitLine("BRK-1008 : Not ready : virtual host 'default' is FAILED \\(store directory", START);
-            HttpClient http = HttpClient.newHttpClient();
+        ScriptProcess second = startBroker(etc, directory.resolve("work-b4"));
+        others.add(second);
+        second.awaitLine("BRK-1008 : Not ready : virtual host 'default' is FAILED \\(store directory", START);
+        HttpClient http = HttpClient.newHttpClient();
 
-            HttpResponse<String> ready = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + metrics
-                    + "/health/ready")).build(), HttpResponse.BodyHandlers.ofString());
-            HttpResponse<String> health = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + metrics
-                    + "/health")).build(), HttpResponse.BodyHandlers.ofString());
-            Throwable refused = catchThrowable(() -> {
-                try (Connection connection = new JmsConnectionFactory("guest", "guest",
-                        "amqp://127.0.0.1:" + amqp).createConnection()) {
-                    connection.start();
-                }
-            });
+        HttpResponse<String> ready = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + metrics
+                + "/health/ready")).build(), HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> health = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + metrics
+                + "/health")).build(), HttpResponse.BodyHandlers.ofString());
+        Throwable refused = catchThrowable(() -> {
+            try (Connection connection = new JmsConnectionFactory("guest", "guest",
+                    "amqp://127.0.0.1:" + amqp).createConnection()) {
+                connection.start();
+            }
+        });
 
-            assertThat(ready.statusCode()).isEqualTo(503);
-            assertThat(health.statusCode()).isEqualTo(503);
-            assertThat(health.body()).contains("\"standing\" : \"FAILED\"", "is in use by another broker");
-            assertThat(refused).isNotNull();
-            assertThat(refused.getMessage()).contains("cannot serve: its store failed")
-                    .doesNotContain("another node");
-            assertThat(second.lines()).noneMatch(l -> l.contains("BRK-1004"));
-        }
+        assertThat(ready.statusCode()).isEqualTo(503);
+        assertThat(health.statusCode()).isEqualTo(503);
+        assertThat(health.body()).contains("\"standing\" : \"FAILED\"", "is in use by another broker");
+        assertThat(refused).isNotNull();
+        assertThat(refused.getMessage()).contains("cannot serve: its store failed").doesNotContain("another node");
+        assertThat(second.lines()).noneMatch(l -> l.contains("BRK-1004"));
     }
 
     @Test
     void anErrorInAVirtualHostFileIsOneLineOnTheTerminalAndInTheLogFile() throws Exception {
-        Path etc = node("a", freePort(), "bdb", "default/store", "");
+        Path etc = node("c", freePort(), "bdb", "default/store", "");
         Files.writeString(etc.resolve("vhosts/default.xml"), Files.readString(etc.resolve("vhosts/default.xml"))
                 .replace("<coalescingSync>true</coalescingSync>", "<coalescingSync>sometimes</coalescingSync>"));
-        Path work = directory.resolve("work-a");
+        Path work = directory.resolve("work-c");
 
         ScriptProcess broker = ScriptProcess.run(brokerCommand(etc, work), Map.of(), START);
 
@@ -160,12 +176,13 @@ class StartupErrorsIT {
     @Test
     void aNodeGivenAnotherMembersNodeHostPortNamesThatMember() throws Exception {
         int replication = freePort();
-        Path nodeA = haNode("a", freePort(), "node-a", replication, replication);
-        first = startBroker(nodeA, directory.resolve("work-a"));
-        first.awaitLine("^Tandem broker ready", START);
-        Path work = directory.resolve("work-b");
+        ScriptProcess nodeA = startBroker(haNode("ha-a", freePort(), "node-a", replication, replication),
+                directory.resolve("work-ha-a"));
+        others.add(nodeA);
+        nodeA.awaitLine("^Tandem broker ready", START);
+        Path work = directory.resolve("work-ha-b");
 
-        ScriptProcess second = ScriptProcess.run(brokerCommand(haNode("b", freePort(), "node-b", replication,
+        ScriptProcess second = ScriptProcess.run(brokerCommand(haNode("ha-b", freePort(), "node-b", replication,
                 replication), work), Map.of(), START);
 
         assertThat(second.exitCode()).isEqualTo(1);

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -32,7 +33,12 @@ final class WorkDirectoryLock implements AutoCloseable {
         try {
             channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.READ,
                     StandardOpenOption.WRITE);
-            FileLock lock = channel.tryLock();
+            FileLock lock;
+            try {
+                lock = channel.tryLock();
+            } catch (OverlappingFileLockException e) {
+                lock = null; // held by this very JVM (embedded use)
+            }
             if (lock == null) {
                 String owner = Files.readString(file, StandardCharsets.UTF_8).trim();
                 channel.close();
