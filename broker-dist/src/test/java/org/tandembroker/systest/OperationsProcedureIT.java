@@ -108,10 +108,10 @@ class OperationsProcedureIT {
         assertThat(caughtUp.text()).containsPattern("node-a\\s+localhost:\\d+\\s+ELECTABLE\\s+REPLICA\\s+0\\s");
         restarted.terminate();
         Path backups = installation.resolve("backup");
-        Map<String, String> nodeA = Map.of("/var/lib/tandem", installation.resolve("node-a/work").toString(),
+        Map<String, String> nodeAPaths = Map.of("/var/lib/tandem", installation.resolve("node-a/work").toString(),
                 "/backup", backups.toString());
         ScriptProcess backup = run(String.join("\n", document.commands("backup-stopped").stream()
-                .map(command -> OperationsProcedures.mapped(command, nodeA, Map.of())).toList()), "");
+                .map(command -> OperationsProcedures.mapped(command, nodeAPaths, Map.of())).toList()), "");
         assertThat(backup.exitCode()).as(backup.text()).isZero();
         assertThat(backups.resolve("2026-11-21/tandem-backup.txt")).exists();
 
