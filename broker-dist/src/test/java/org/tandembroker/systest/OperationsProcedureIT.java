@@ -1,6 +1,7 @@
 package org.tandembroker.systest;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import jakarta.jms.Connection;
 import jakarta.jms.MessageProducer;
@@ -104,12 +105,15 @@ class OperationsProcedureIT {
 
         // Sections 6 and 7: node-a (a replica now) stopped and backed up; the backup restored as a new group.
         send("amqp://localhost:" + ports.get(5673), "before the backup");
-        ScriptProcess caughtUp = runBlock(document, "fig-1.3-rejoined");
-        assertThat(caughtUp.text()).containsPattern("node-a\\s+localhost:\\d+\\s+ELECTABLE\\s+REPLICA\\s+0\\s");
+        // "its lag goes to 0": the master's figures are sampled, so ask until they say so.
+        await("node-a's lag 0 in ha-admin status").atMost(Duration.ofSeconds(60))
+                .pollInterval(Duration.ofSeconds(1)).until(() -> java.util.regex.Pattern.compile(
+                        "node-a\\s+localhost:\\d+\\s+ELECTABLE\\s+REPLICA\\s+0\\s")
+                        .matcher(runBlock(document, "fig-1.3-rejoined").text()).find());
         restarted.terminate();
         Path backups = installation.resolve("backup");
         Map<String, String> nodeAPaths = Map.of("/var/lib/tandem", installation.resolve("node-a/work").toString(),
-                "/backup", backups.toString());
+                " /backup/", " " + backups + "/");
         ScriptProcess backup = run(String.join("\n", document.commands("backup-stopped").stream()
                 .map(command -> OperationsProcedures.mapped(command, nodeAPaths, Map.of())).toList()), "");
         assertThat(backup.exitCode()).as(backup.text()).isZero();
@@ -119,7 +123,7 @@ class OperationsProcedureIT {
         Files.createDirectories(restoredWork.resolve("default/store"));
         int restoredReplication = StartupErrorsIT.freePort();
         Map<String, String> restored = Map.of("/var/lib/tandem", restoredWork.toString(),
-                "/backup", backups.toString(), "broker-a.repl.example.com:5000", "localhost:" + restoredReplication);
+                " /backup/", " " + backups + "/", "broker-a.repl.example.com:5000", "localhost:" + restoredReplication);
         for (String block : List.of("restore-copy", "restore-reset")) {
             ScriptProcess step = run(String.join("\n", document.commands(block).stream()
                     .map(command -> OperationsProcedures.mapped(command, restored, Map.of())).toList()), "");

@@ -32,8 +32,7 @@ import org.junit.jupiter.api.io.TempDir;
 class StartupErrorsIT {
     private static final Duration START = Duration.ofSeconds(90);
 
-    @TempDir
-    Path directory;
+    private Path directory;
     /** node-a: a standalone broker with its own logback.xml, running for every test; the others clash with it. */
     private ScriptProcess first;
     private Path firstWork;
@@ -42,7 +41,8 @@ class StartupErrorsIT {
     private final List<ScriptProcess> others = new ArrayList<>();
 
     @BeforeAll
-    void startFirstBroker() throws Exception {
+    void startFirstBroker(@TempDir Path temporary) throws Exception {
+        directory = temporary;
         firstPort = freePort();
         firstStore = directory.resolve("shared-store");
         Path nodeA = node("a", firstPort, "bdb", firstStore.toString(), "");
