@@ -121,7 +121,7 @@ class CreatedGroupIT {
     /** Runs a script with the assembled libraries as they are (no build) and this JVM's Java. */
     private static Result script(List<String> command, String stdin, Duration timeout) throws Exception {
         ProcessBuilder builder = new ProcessBuilder(new ArrayList<>(command)).redirectErrorStream(true);
-        builder.environment().put("TANDEM_SKIP_BUILD", "1");
+        builder.environment().put("TANDEM_NO_BUILD", "1");
         builder.environment().put("JAVA_HOME", System.getProperty("java.home"));
         builder.environment().put("JAVA_OPTS", "-Xmx256m");
         Process process = builder.start();

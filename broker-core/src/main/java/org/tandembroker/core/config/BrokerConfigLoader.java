@@ -32,13 +32,14 @@ import java.util.regex.Pattern;
  *   <limits maxFrameSize="256KiB" maxMessageSize="100MiB" idleTimeout="60s"
  *           maxConnections="10000" linkCredit="500"/>        <!-- optional -->
  *   <memory messageBudget="128MiB"/>                         <!-- optional -->
- *   <virtualHosts default="default">                         <!-- required -->
+ *   <virtualHosts default="default" onStoreFailure="exit">   <!-- required -->
  *     <virtualHost name="default" file="vhosts/default.xml"/> <!-- at least one -->
  *   </virtualHosts>
  *   <management>                                             <!-- optional; absent: all off -->
  *     <jmx enabled="true" host="0.0.0.0" port="9001" rmiHostname="broker1.example.com"
  *          keyStore="jmx.p12" keyStoreType="PKCS12" keyStorePassword="changeit"/>
- *     <metrics enabled="true" host="0.0.0.0" port="9404"/>
+ *     <metrics enabled="true" host="127.0.0.1" port="9404" authentication="users"
+ *              keyStore="metrics.p12" keyStoreType="PKCS12" keyStorePassword="changeit"/>
  *     <disk watermark="1GiB" checkInterval="5s"/>
  *   </management>
  * </broker>
@@ -65,6 +66,8 @@ import java.util.regex.Pattern;
  *   <tr><td>memory@messageBudget</td><td>&gt;= 0 B</td><td>128MiB, at most an eighth of the maximum heap</td></tr>
  *   <tr><td>virtualHosts@default</td><td>a declared virtual host</td><td>the only virtual host, if there is
  *       one; required when there are several</td></tr>
+ *   <tr><td>virtualHosts@onStoreFailure</td><td>exit (stop with one line and exit code 1), stay-up (serve the
+ *       other hosts, report not ready, refuse this host's clients saying why)</td><td>exit</td></tr>
  *   <tr><td>virtualHost@name</td><td>unique, equal to the name in its file</td><td>required</td></tr>
  *   <tr><td>virtualHost@file</td><td>a virtual host file (see {@link VirtualHostConfigLoader})</td>
  *       <td>required</td></tr>
@@ -79,8 +82,13 @@ import java.util.regex.Pattern;
  *   <tr><td>jmx@keyStoreType</td><td>PKCS12, JKS</td><td>PKCS12</td></tr>
  *   <tr><td>jmx@keyStorePassword</td><td>text; required with keyStore</td><td>none</td></tr>
  *   <tr><td>metrics@enabled</td><td>true, false</td><td>true (when {@code <metrics>} is present)</td></tr>
- *   <tr><td>metrics@host</td><td>address to bind</td><td>0.0.0.0</td></tr>
+ *   <tr><td>metrics@host</td><td>address to bind (the metrics and health endpoint)</td><td>127.0.0.1</td></tr>
  *   <tr><td>metrics@port</td><td>1-65535, not the JMX port on the same host</td><td>9404</td></tr>
+ *   <tr><td>metrics@authentication</td><td>none, users (HTTP basic, a users-file user with role monitor or
+ *       admin; the probes /health/live and /health/ready stay open)</td><td>none</td></tr>
+ *   <tr><td>metrics@keyStore</td><td>an existing file: the endpoint serves HTTPS</td><td>none (HTTP)</td></tr>
+ *   <tr><td>metrics@keyStoreType</td><td>PKCS12, JKS</td><td>PKCS12</td></tr>
+ *   <tr><td>metrics@keyStorePassword</td><td>text; required with keyStore</td><td>none</td></tr>
  *   <tr><td>disk@watermark</td><td>a size; 0 = off</td><td>0 (off)</td></tr>
  *   <tr><td>disk@checkInterval</td><td>100ms to 1h</td><td>5s</td></tr>
  * </table>
@@ -175,11 +183,18 @@ public final class BrokerConfigLoader {
                 "<virtualHosts> with one <virtualHost name=\"...\" file=\"...\"/> or more");
         List<VirtualHostConfig> virtualHosts = virtualHosts(hostsElement, base, variables);
         String defaultHost = defaultVirtualHost(hostsElement, virtualHosts);
+        BrokerConfig.OnStoreFailure onStoreFailure = switch (hostsElement.attribute("onStoreFailure")
+                .map(String::trim).orElse("exit")) {
+            case "exit" -> BrokerConfig.OnStoreFailure.EXIT;
+            case "stay-up" -> BrokerConfig.OnStoreFailure.STAY_UP;
+            default -> throw hostsElement.invalid("onStoreFailure",
+                    hostsElement.attribute("onStoreFailure").orElse(""), "exit, stay-up");
+        };
 
         ManagementConfig management = management(root.optionalChild("management"), base, listeners);
 
         return new BrokerConfig(file, listeners, advertised, usersFile, anonymous, limits, messageBudget,
-                virtualHosts, defaultHost, management);
+                virtualHosts, defaultHost, management, onStoreFailure);
     }
 
     private static Map<String, Map<String, String>> parseOverrides(Path file, Map<String, String> overrides)
@@ -339,10 +354,25 @@ public final class BrokerConfigLoader {
         Optional<ConfigElement> metricsElement = management.optionalChild("metrics");
         if (metricsElement.isPresent()) {
             ConfigElement e = metricsElement.get();
-            e.checkStructure(List.of("enabled", "host", "port"), List.of());
-            String host = bindHost(e);
+            e.checkStructure(List.of("enabled", "host", "port", "authentication", "keyStore", "keyStoreType",
+                    "keyStorePassword"), List.of());
+            String host = bindHost(e, ManagementConfig.Metrics.DEFAULT_HOST);
             int port = (int) e.integer("port", 1, 65535, ManagementConfig.DEFAULT_METRICS_PORT);
-            metrics = new ManagementConfig.Metrics(e.bool("enabled", true), host, port);
+            Optional<TlsConfig> tls = Optional.empty();
+            if (e.attribute("keyStore").isPresent()) {
+                tls = Optional.of(tls(e, base));
+            } else if (e.attribute("keyStorePassword").isPresent() || e.attribute("keyStoreType").isPresent()) {
+                throw ConfigException.missing(e.file(), e.attributePath("keyStore"),
+                        "a readable key store file when keyStoreType or keyStorePassword is given");
+            }
+            ManagementConfig.HttpAuthentication authentication = switch (e.attribute("authentication")
+                    .map(String::trim).orElse("none")) {
+                case "none" -> ManagementConfig.HttpAuthentication.NONE;
+                case "users" -> ManagementConfig.HttpAuthentication.USERS;
+                default -> throw e.invalid("authentication", e.attribute("authentication").orElse(""),
+                        "none, users (HTTP basic authentication of a users-file user with role monitor or admin)");
+            };
+            metrics = new ManagementConfig.Metrics(e.bool("enabled", true), host, port, tls, authentication);
             if (metrics.enabled()) {
                 checkPortFree(e, host, port, listeners, jmx.enabled() ? jmx : null);
             }
@@ -365,7 +395,11 @@ public final class BrokerConfigLoader {
     }
 
     private static String bindHost(ConfigElement element) throws ConfigException {
-        String host = element.attribute("host").map(String::trim).orElse("0.0.0.0");
+        return bindHost(element, "0.0.0.0");
+    }
+
+    private static String bindHost(ConfigElement element, String defaultHost) throws ConfigException {
+        String host = element.attribute("host").map(String::trim).orElse(defaultHost);
         if (!ConfigElement.isValidName(host)) {
             throw element.invalid("host", host, "an address or host name to bind, e.g. 0.0.0.0, 127.0.0.1, ::");
         }
@@ -409,7 +443,7 @@ public final class BrokerConfigLoader {
 
     private static List<VirtualHostConfig> virtualHosts(ConfigElement element, Path base, ConfigVariables variables)
             throws ConfigException {
-        element.checkStructure(List.of("default"), List.of("virtualHost"));
+        element.checkStructure(List.of("default", "onStoreFailure"), List.of("virtualHost"));
         List<ConfigElement> elements = element.children("virtualHost");
         if (elements.isEmpty()) {
             throw ConfigException.missing(element.file(), "virtualHosts/virtualHost",

@@ -9,6 +9,8 @@ import java.util.Map;
 import java.util.ServiceLoader;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -59,6 +61,7 @@ public final class Broker implements AutoCloseable {
     private final List<ManagementPlugin> managementPlugins = new ArrayList<>();
     private final List<String> boundAddresses = new ArrayList<>();
     private final AtomicBoolean closed = new AtomicBoolean();
+    private final BrokerReadiness readiness;
 
     private Broker(BrokerConfig config, OperationalLog operationalLog, ExecutorService queuePool,
                    ScheduledExecutorService housekeeping, BrokerVirtualHosts virtualHosts) {
@@ -67,6 +70,7 @@ public final class Broker implements AutoCloseable {
         this.queuePool = queuePool;
         this.housekeeping = housekeeping;
         this.virtualHosts = virtualHosts;
+        this.readiness = new BrokerReadiness(List.copyOf(virtualHosts.all()), operationalLog);
     }
 
     /** Starts a broker and returns when it is ready (virtual hosts decided, listeners bound). */
@@ -74,11 +78,40 @@ public final class Broker implements AutoCloseable {
         return start(config, workDirectory, new OperationalLog());
     }
 
+    /**
+     * Starts a broker and returns once its listeners are bound and each virtual host's store has said whether this
+     * node serves. {@code BRK-1004 : Ready} follows when every virtual host serves or is a replica
+     * ({@link #isReady()}, {@link #ready()}), at once or later (a group member waiting for a master).
+     *
+     * @throws StartupFailure one line: a port that cannot be bound (checked before any store opens), a store that
+     *                        cannot serve on this node (unless {@code onStoreFailure="stay-up"})
+     * @throws ConfigException a virtual host's store settings are invalid
+     */
     public static Broker start(BrokerConfig config, Path workDirectory, OperationalLog operationalLog)
+            throws Exception {
+        try {
+            return startOrThrow(config, workDirectory, operationalLog);
+        } catch (ConfigException e) {
+            operationalLog.log(LogCode.BRK_1007, "configuration error: " + e.getMessage());
+            LOG.debug("Start-up failed", e);
+            throw e;
+        } catch (StartupFailure e) {
+            operationalLog.log(LogCode.BRK_1007, e.getMessage());
+            LOG.debug("Start-up failed", e);
+            throw e;
+        } catch (Exception | Error e) {
+            operationalLog.log(LogCode.BRK_1007, String.valueOf(e));
+            LOG.debug("Start-up failed", e);
+            throw e;
+        }
+    }
+
+    private static Broker startOrThrow(BrokerConfig config, Path workDirectory, OperationalLog operationalLog)
             throws Exception {
         operationalLog.log(LogCode.BRK_1001, version(), System.getProperty("java.version"),
                 "pid " + ProcessHandle.current().pid());
         operationalLog.log(LogCode.BRK_1006, config.sourceFile());
+        PortCheck.requireFree(config);
         Authenticator authenticator = FileAuthenticator.fromConfig(config);
         Map<String, MessageStoreFactory> storeFactories = storeFactories();
         int workers = Math.max(2, Runtime.getRuntime().availableProcessors());
@@ -90,9 +123,11 @@ public final class Broker implements AutoCloseable {
         Map<String, BrokerVirtualHost> hosts = new LinkedHashMap<>();
         for (VirtualHostConfig vhc : config.virtualHosts()) {
             StoreContext context = new StoreContext(vhc.name(), workDirectory, config.advertisedClientAddress(),
-                    operationalLog);
+                    operationalLog, managementAddress(config));
             MessageStoreFactory factory = storeFactories.get(vhc.store().type());
             if (factory == null) {
+                queuePool.shutdown();
+                housekeeping.shutdown();
                 throw ConfigException.invalidValue(vhc.sourceFile(), "store@type", vhc.store().type(),
                         String.join(", ", new TreeSet<>(storeFactories.keySet())));
             }
@@ -122,14 +157,32 @@ public final class Broker implements AutoCloseable {
                     registry, authenticator, operationalLog));
             broker.startManagement(new ManagementContext(config, workDirectory,
                     List.<ManagedVirtualHost>copyOf(registry.all()), authenticator,
-                    operationalLog));
+                    operationalLog, broker::isReady));
         } catch (Exception | Error e) {
-            operationalLog.log(LogCode.BRK_1007, String.valueOf(e.getMessage()));
             broker.close();
             throw e;
         }
-        operationalLog.log(LogCode.BRK_1004);
+        broker.readiness.watch();
         return broker;
+    }
+
+    /**
+     * Where operators' tools reach this node's JMX connector: its rmiHostname, else its bind address unless a
+     * wildcard, else the host clients are told; null without JMX.
+     */
+    static String managementAddress(BrokerConfig config) {
+        var jmx = config.management().jmx();
+        if (!jmx.enabled()) {
+            return null;
+        }
+        String host = jmx.rmiHostname().orElse(null);
+        if (host == null && !jmx.host().equals("0.0.0.0") && !jmx.host().equals("::")) {
+            host = jmx.host();
+        }
+        if (host == null) {
+            host = hostOf(config.advertisedClientAddress());
+        }
+        return host == null ? null : host + ":" + jmx.port();
     }
 
     private static String hostOf(String hostPort) {
@@ -187,6 +240,13 @@ public final class Broker implements AutoCloseable {
             } catch (TimeoutException e) {
                 LOG.warn("Virtual host '{}' has not become active or passive within {}; continuing start-up",
                         host.name(), ROLE_WAIT);
+            } catch (ExecutionException e) {
+                String reason = "virtual host '" + host.name() + "' cannot serve on this node: "
+                        + host.standingReason();
+                if (config.onStoreFailure() == BrokerConfig.OnStoreFailure.EXIT) {
+                    throw new StartupFailure(reason, e.getCause());
+                }
+                LOG.warn("{}; staying up (onStoreFailure=\"stay-up\"): this node is not ready", reason);
             }
         }
     }
@@ -229,6 +289,16 @@ public final class Broker implements AutoCloseable {
     public BrokerVirtualHost virtualHost(String name) {
         return virtualHosts.all().stream().filter(h -> h.name().equals(name)).findFirst()
                 .orElseThrow(() -> new IllegalArgumentException("no virtual host " + name));
+    }
+
+    /** Whether every virtual host serves or is a replica in its group now (any thread). */
+    public boolean isReady() {
+        return readiness.isReady() && !closed.get();
+    }
+
+    /** Completes the first time the broker is ready ({@code BRK-1004}); never, if it never is. */
+    public CompletableFuture<Void> ready() {
+        return readiness.firstReady();
     }
 
     public OperationalLog operationalLog() {

@@ -14,6 +14,7 @@ public enum LogCode {
     BRK_1005("BRK-1005", "Stopped"),
     BRK_1006("BRK-1006", "Configuration : {0}"),
     BRK_1007("BRK-1007", "Startup failed : {0}"),
+    BRK_1008("BRK-1008", "Not ready : {0}"),
 
     VHT_1001("VHT-1001", "Created : {0}"),
     VHT_1002("VHT-1002", "Activated : {0}"),

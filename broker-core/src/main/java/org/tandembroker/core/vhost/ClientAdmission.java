@@ -44,7 +44,11 @@ final class ClientAdmission {
         this.hostName = hostName;
         this.status = status;
         this.topology = topology;
-        status.whenDecided(this::answerWaiters);
+        status.onChange(() -> {
+            if (!status.undecided()) {
+                answerWaiters();
+            }
+        });
     }
 
     /**

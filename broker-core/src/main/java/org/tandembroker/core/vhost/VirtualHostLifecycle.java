@@ -83,6 +83,7 @@ final class VirtualHostLifecycle {
     /** On the caller's thread at start; on the life-cycle thread after that. */
     private void openStore() {
         MessageStore newStore = storeSupplier.get();
+        status.groupMember(newStore.replication().isPresent());
         store.open(newStore);
         newStore.start(new RoleListener(newStore));
     }
@@ -147,8 +148,11 @@ final class VirtualHostLifecycle {
                     recoverAndActivate(source);
                     firstRole.complete(VirtualHostState.ACTIVE);
                 } catch (RuntimeException e) {
-                    LOG.error("Activation of virtual host '{}' failed", name(), e);
-                    clearState("activation failed: " + e.getMessage());
+                    String reason = "activation failed: " + e.getMessage();
+                    LOG.error("Virtual host '{}': {}", name(), reason);
+                    LOG.debug("Virtual host '{}': activation failed", name(), e);
+                    clearState(reason);
+                    status.failed(reason);
                     firstRole.completeExceptionally(e);
                     throw e;
                 }
@@ -168,6 +172,21 @@ final class VirtualHostLifecycle {
                     status.passive(reason);
                 }
                 firstRole.complete(VirtualHostState.PASSIVE);
+            });
+        }
+
+        @Override
+        public CompletableFuture<Void> failed(String reason) {
+            return onLifecycleThread(() -> {
+                if (!store.is(source)) {
+                    return;
+                }
+                if (status.isActive()) {
+                    deactivate(null, "store failed: " + reason);
+                }
+                status.failed(reason);
+                firstRole.completeExceptionally(new BrokerException(ErrorKind.ILLEGAL_STATE,
+                        "virtual host '" + name() + "': " + reason));
             });
         }
     }

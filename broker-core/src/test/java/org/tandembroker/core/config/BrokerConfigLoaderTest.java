@@ -481,7 +481,7 @@ class BrokerConfigLoaderTest {
 
         assertThat(config.management().jmx()).isEqualTo(
                 new ManagementConfig.Jmx(true, "0.0.0.0", 9001, Optional.empty(), Optional.empty()));
-        assertThat(config.management().metrics()).isEqualTo(new ManagementConfig.Metrics(true, "0.0.0.0", 9404));
+        assertThat(config.management().metrics()).isEqualTo(new ManagementConfig.Metrics(true, "127.0.0.1", 9404));
         assertThat(config.management().diskWatermark().enabled()).isFalse();
     }
 
