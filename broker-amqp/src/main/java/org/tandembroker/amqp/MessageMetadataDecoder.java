@@ -4,6 +4,7 @@ import java.util.Date;
 import org.apache.qpid.proton.amqp.messaging.Header;
 import org.apache.qpid.proton.amqp.messaging.Properties;
 import org.tandembroker.core.message.MessageMetadata;
+import org.tandembroker.core.vhost.AddressKind;
 
 /**
  * Builds the core's {@link MessageMetadata} from an encoded AMQP message: header.durable, priority and ttl, and
@@ -21,8 +22,19 @@ final class MessageMetadataDecoder {
         this.sections = sections;
     }
 
+    /**
+     * A decoded message: the core's metadata, and what kind of address its {@code to} is (for the anonymous relay).
+     */
+    record Decoded(MessageMetadata metadata, AddressKind toKind) {
+    }
+
     /** @throws org.apache.qpid.proton.codec.DecodeException for bytes that are not a well-formed AMQP message */
     MessageMetadata decode(byte[] content, long nowMillis) {
+        return read(content, nowMillis).metadata();
+    }
+
+    /** @throws org.apache.qpid.proton.codec.DecodeException for bytes that are not a well-formed AMQP message */
+    Decoded read(byte[] content, long nowMillis) {
         MessageSections.Leading leading = sections.read(content);
         Header header = leading.header();
         Properties properties = leading.properties();
@@ -46,6 +58,7 @@ final class MessageMetadataDecoder {
                 expiresAt = absoluteExpiry.getTime();
             }
         }
-        return new MessageMetadata(to, subject, persistent, priority, expiresAt, nowMillis, content.length);
+        return new Decoded(new MessageMetadata(to, subject, persistent, priority, expiresAt, nowMillis, content.length),
+                TerminusCapabilities.kindOf(leading.messageAnnotations()));
     }
 }

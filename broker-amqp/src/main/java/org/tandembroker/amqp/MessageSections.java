@@ -2,7 +2,10 @@ package org.tandembroker.amqp;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import org.apache.qpid.proton.amqp.Symbol;
 import org.apache.qpid.proton.amqp.messaging.Header;
+import org.apache.qpid.proton.amqp.messaging.MessageAnnotations;
 import org.apache.qpid.proton.amqp.messaging.Properties;
 import org.apache.qpid.proton.codec.AMQPDefinedTypes;
 import org.apache.qpid.proton.codec.DecodeException;
@@ -37,8 +40,9 @@ final class MessageSections {
      * @param header     the header section, or null
      * @param properties the properties section, or null
      * @param headerEnd  the offset just past a leading header section (0 without one)
+     * @param messageAnnotations the message annotations, or null
      */
-    record Leading(Header header, Properties properties, int headerEnd) {
+    record Leading(Header header, Properties properties, int headerEnd, Map<Symbol, Object> messageAnnotations) {
     }
 
     /** @throws DecodeException when the bytes do not start like an AMQP message or a section is malformed */
@@ -50,6 +54,7 @@ final class MessageSections {
         decoder.setByteBuffer(buffer);
         Header header = null;
         Properties properties = null;
+        Map<Symbol, Object> annotations = null;
         int headerEnd = 0;
         try {
             while (buffer.hasRemaining()) {
@@ -64,6 +69,8 @@ final class MessageSections {
                     if (start == 0) {
                         headerEnd = buffer.position();
                     }
+                } else if (code == MESSAGE_ANNOTATIONS && section instanceof MessageAnnotations a) {
+                    annotations = a.getValue();
                 } else if (code == PROPERTIES && section instanceof Properties p) {
                     properties = p;
                     break;
@@ -76,7 +83,7 @@ final class MessageSections {
         } finally {
             decoder.setBuffer(null);
         }
-        return new Leading(header, properties, headerEnd);
+        return new Leading(header, properties, headerEnd, annotations);
     }
 
     /** Encodes a header section. */

@@ -9,7 +9,6 @@ import org.apache.qpid.proton.amqp.messaging.Modified;
 import org.apache.qpid.proton.amqp.messaging.Rejected;
 import org.apache.qpid.proton.amqp.messaging.Released;
 import org.apache.qpid.proton.amqp.messaging.Source;
-import org.apache.qpid.proton.amqp.messaging.TerminusDurability;
 import org.apache.qpid.proton.amqp.transaction.TransactionalState;
 import org.apache.qpid.proton.amqp.transport.AmqpError;
 import org.apache.qpid.proton.amqp.transport.DeliveryState;
@@ -74,10 +73,8 @@ final class OutgoingLink implements AmqpLink, ConsumerTarget {
             return;
         }
         preSettled = sender.getRemoteSenderSettleMode() == SenderSettleMode.SETTLED;
-        String durableName = source.getDurable() != null && source.getDurable() != TerminusDurability.NONE
-                ? connection.remoteContainerId() + ":" + sender.getName()
-                : null;
-        SubscriptionOptions options = new SubscriptionOptions(preSettled, durableName);
+        SubscriptionOptions options = SourceTerms.read(source, preSettled, connection.remoteContainerId(),
+                sender.getName());
 
         CompletableFuture<String> address = source.getDynamic()
                 ? connection.virtualHost().createTemporaryQueue(connection)

@@ -14,6 +14,8 @@ import jakarta.jms.Topic;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.tandembroker.core.vhost.AddressKind;
+import org.tandembroker.core.queue.MessageFilter;
 import org.tandembroker.core.queue.SubscriptionOptions;
 
 class ConsumingTest {
@@ -107,8 +109,8 @@ class ConsumingTest {
         assertThat(broker.virtualHost.subscriptionRequests())
                 .extracting(r -> r.address(), r -> r.options())
                 .containsExactly(
-                        org.assertj.core.groups.Tuple.tuple("invoices", new SubscriptionOptions(false, "billing:monthly")),
-                        org.assertj.core.groups.Tuple.tuple("invoices", new SubscriptionOptions(false, null)));
+                        org.assertj.core.groups.Tuple.tuple("invoices", new SubscriptionOptions(false, "billing:monthly", AddressKind.TOPIC, MessageFilter.ALL)),
+                        org.assertj.core.groups.Tuple.tuple("invoices", new SubscriptionOptions(false, null, AddressKind.TOPIC, MessageFilter.ALL)));
     }
 
     @Test

@@ -22,6 +22,9 @@ import org.tandembroker.core.txn.LocalTransaction;
  * parts it uses; any thread.
  */
 final class AddressResolver {
+    /** Where a topic that names no exchange is published and subscribed. */
+    static final String TOPIC_EXCHANGE = "amq.topic";
+
     private final VirtualHostConfig config;
     private final ServingStatus status;
     private final Topology topology;
@@ -34,11 +37,15 @@ final class AddressResolver {
         this.publisher = publisher;
     }
 
-    CompletableFuture<Destination> resolveDestination(String address) {
+    CompletableFuture<Destination> resolveDestination(String address, AddressKind kind) {
         try {
             status.requireActive();
             if (address == null || address.isEmpty()) {
                 throw new BrokerException(ErrorKind.INVALID_FIELD, "an empty address names no queue or exchange");
+            }
+            if (kind == AddressKind.TOPIC) {
+                ExchangeAddress ea = topicAddress(address);
+                return CompletableFuture.completedFuture(new ExchangeDestination(address, ea.exchange(), ea.key()));
             }
             BrokerQueue queue = topology.queue(address);
             if (queue != null) {
@@ -58,6 +65,9 @@ final class AddressResolver {
     CompletableFuture<Subscription> subscribe(String address, ConsumerTarget target, SubscriptionOptions options) {
         try {
             status.requireActive();
+            if (options.kind() == AddressKind.TOPIC) {
+                return subscribeToExchange(topicAddress(address), target, options);
+            }
             BrokerQueue queue = topology.queue(address);
             if (queue != null) {
                 return queue.subscribe(target, options.preSettled());
@@ -74,6 +84,20 @@ final class AddressResolver {
 
     /** An exchange address: the exchange and the routing or binding key it fixes (null: none). */
     private record ExchangeAddress(Exchange exchange, String key) {
+    }
+
+    /** A topic's address: an exchange address as written, or else {@code amq.topic} keyed by the address. */
+    private ExchangeAddress topicAddress(String address) {
+        Optional<ExchangeAddress> explicit = exchangeAddress(address);
+        if (explicit.isPresent()) {
+            return explicit.get();
+        }
+        Exchange topics = topology.exchange(TOPIC_EXCHANGE);
+        if (topics == null) {
+            throw new BrokerException(ErrorKind.NOT_FOUND, "topic '" + address + "' needs exchange '"
+                    + TOPIC_EXCHANGE + "', which virtual host '" + config.name() + "' does not have");
+        }
+        return new ExchangeAddress(topics, address);
     }
 
     private Optional<ExchangeAddress> exchangeAddress(String address) {
