@@ -197,8 +197,9 @@ final class IncomingLink implements AmqpLink {
                 ? fixedDestination
                 : relayDestination(metadata.to(), toKind);
         inFlight++;
-        PendingPublish publish = new PendingPublish(delivery, new IncomingMessage(metadata, content), preSettled,
-                txnId, transaction, destination);
+        PendingPublish publish = new PendingPublish(delivery,
+                new IncomingMessage(metadata, content, connection.identity()), preSettled, txnId, transaction,
+                destination);
         if (awaitingDestination.isEmpty() && destination.isDone()) {
             publish(publish);
         } else {

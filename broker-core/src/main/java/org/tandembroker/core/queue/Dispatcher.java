@@ -36,6 +36,9 @@ final class Dispatcher {
 
     void add(QueueConsumer consumer) {
         assert executor.inExecutor() : executor;
+        if (!consumer.filter.isAll()) {
+            consumer.cursor = entries.openCursor(consumer.filter);
+        }
         consumers.add(consumer);
     }
 
@@ -47,6 +50,10 @@ final class Dispatcher {
         assert executor.inExecutor() : executor;
         consumer.closed = true;
         consumers.remove(consumer);
+        if (consumer.cursor != null) {
+            entries.closeCursor(consumer.cursor);
+            consumer.cursor = null;
+        }
         for (QueueConsumer.Outgoing pending : consumer.outbox) {
             queue.returnEntry(pending.entry(), consumer, false, false);
         }

@@ -13,6 +13,9 @@ final class QueueConsumer implements Subscription {
     final BrokerQueue queue;
     final ConsumerTarget target;
     final boolean preSettled;
+    final MessageFilter filter;
+    /** This consumer's place in the new entries when it has a filter; null without one. */
+    EntryList.Cursor cursor;
     int credit;
     boolean drainRequested;
     boolean closed;
@@ -25,9 +28,14 @@ final class QueueConsumer implements Subscription {
     }
 
     QueueConsumer(BrokerQueue queue, ConsumerTarget target, boolean preSettled) {
+        this(queue, target, preSettled, MessageFilter.ALL);
+    }
+
+    QueueConsumer(BrokerQueue queue, ConsumerTarget target, boolean preSettled, MessageFilter filter) {
         this.queue = queue;
         this.target = target;
         this.preSettled = preSettled;
+        this.filter = filter;
     }
 
     @Override

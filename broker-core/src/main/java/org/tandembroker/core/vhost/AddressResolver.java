@@ -70,13 +70,14 @@ final class AddressResolver {
             }
             BrokerQueue queue = topology.queue(address);
             if (queue != null) {
-                return queue.subscribe(target, options.preSettled());
+                return queue.subscribe(target, options.preSettled(), options.filter());
             }
             Optional<ExchangeAddress> exchangeAddress = exchangeAddress(address);
             if (exchangeAddress.isPresent()) {
                 return subscribeToExchange(exchangeAddress.get(), target, options);
             }
-            return autoCreatedQueue(address).thenCompose(q -> q.subscribe(target, options.preSettled()));
+            return autoCreatedQueue(address)
+                    .thenCompose(q -> q.subscribe(target, options.preSettled(), options.filter()));
         } catch (BrokerException e) {
             return CompletableFuture.failedFuture(e);
         }
@@ -136,8 +137,11 @@ final class AddressResolver {
         QueueConfig defaults = config.queueDefaults();
         QueueConfig qc = new QueueConfig(queueName, durable, defaults.maxDepthMessages(), defaults.maxDepthBytes(),
                 defaults.messageTtlMillis(), defaults.maxDeliveries(), defaults.deadLetterQueue());
-        return topology.declareQueue(qc, !durable).thenCompose(queue -> topology.bindIfAbsent(exchange, queue, key)
-                .thenCompose(bound -> queue.subscribe(target, options.preSettled())));
+        return topology.declareQueue(qc, !durable).thenCompose(queue -> {
+            queue.admitOnly(options.filter()); // before the binding: nothing unselected reaches a new queue
+            return topology.bindIfAbsent(exchange, queue, key)
+                    .thenCompose(bound -> queue.subscribe(target, options.preSettled(), options.filter()));
+        });
     }
 
     /** A queue's address: every message goes to that queue. */
@@ -181,7 +185,9 @@ final class AddressResolver {
         @Override
         public CompletableFuture<PublishResult> publish(IncomingMessage message, LocalTransaction transaction) {
             String key = fixedKey != null ? fixedKey : message.metadata().subject();
-            return publisher.publish(exchange.route(key), address, message, transaction);
+            List<BrokerQueue> targets = exchange.route(key);
+            targets.removeIf(q -> !q.admits(message.metadata(), message.publisherConnection()));
+            return publisher.publish(targets, address, message, transaction);
         }
     }
 }

@@ -7,6 +7,7 @@ import static org.tandembroker.store.bdbha.HaGroup.ROLE_DEADLINE;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -16,6 +17,9 @@ import org.junit.jupiter.api.io.TempDir;
 import org.tandembroker.core.config.VirtualHostConfig;
 import org.tandembroker.core.message.ContentBudget;
 import org.tandembroker.core.message.IncomingMessage;
+import org.tandembroker.core.message.MessageMetadata;
+import org.tandembroker.core.message.MessageProperties;
+import org.tandembroker.core.selector.Selector;
 import org.tandembroker.core.queue.Delivery;
 import org.tandembroker.core.queue.MessageFilter;
 import org.tandembroker.core.queue.SubscriptionOptions;
@@ -112,5 +116,34 @@ class MessagingFeaturesAfterFailoverTest {
         active.subscribe("quotes", consumer, durable).join().addCredit(10);
         assertThat(texts(consumer, 2)).containsExactly("before", "after");
         assertThat(consumer.pending()).isZero();
+    }
+
+    private static IncomingMessage coloured(String text, String colour) {
+        IncomingMessage plain = VirtualHostHarness.message(text, null, true, 0);
+        MessageMetadata m = plain.metadata();
+        return new IncomingMessage(new MessageMetadata(m.to(), m.subject(), m.persistent(), m.priority(),
+                m.expiresAtMillis(), m.arrivalMillis(), m.contentSize(),
+                new MessageProperties("ID:" + text, null, null, null, null, 0, Map.of("colour", colour))),
+                plain.content());
+    }
+
+    @Test
+    void aSelectorOnTheNewMasterSeesThePropertiesStoredBeforeFailover() throws Exception {
+        startGroup("selectors");
+        Destination orders = master.resolveDestination("orders").join();
+        for (int i = 0; i < 6; i++) {
+            publish(orders, coloured("m" + i, i % 2 == 0 ? "red" : "blue"));
+        }
+
+        BrokerVirtualHost active = failOver();
+        RecordingConsumer reds = new RecordingConsumer();
+        active.subscribe("orders", reds, new SubscriptionOptions(false, null, AddressKind.QUEUE,
+                new MessageFilter(Selector.parse("colour = 'red' AND JMSMessageID <> 'ID:m0'"), null)))
+                .join().addCredit(10);
+        assertThat(texts(reds, 2)).containsExactly("m2", "m4");
+        RecordingConsumer everyone = new RecordingConsumer();
+        active.subscribe("orders", everyone, SubscriptionOptions.AT_LEAST_ONCE).join().addCredit(10);
+        assertThat(texts(everyone, 4)).containsExactly("m0", "m1", "m3", "m5");
+        assertThat(reds.pending()).isZero();
     }
 }
