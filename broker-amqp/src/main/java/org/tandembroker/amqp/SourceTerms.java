@@ -14,12 +14,14 @@ import org.tandembroker.core.queue.MessageFilter;
 import org.tandembroker.core.queue.SubscriptionOptions;
 import org.tandembroker.core.selector.Selector;
 import org.tandembroker.core.selector.SelectorException;
+import org.tandembroker.core.vhost.AddressKind;
 
 /**
  * A consuming link's source read into the core's {@link SubscriptionOptions}: settlement, durability (a durable
  * subscription is named {@code container-id:link-name}), the {@code topic}/{@code queue} capability, and the
  * filters: a JMS selector ({@code apache.org:selector-filter:string}, what Qpid JMS sends under the key
- * {@code jms-selector}, or a plain string under that key) and no-local ({@code apache.org:no-local-filter:list}).
+ * {@code jms-selector}, or a plain string under that key) and no-local ({@code apache.org:no-local-filter:list}), and
+ * distribution-mode {@code copy} (a browser).
  * Stateless; runs on the connection's event loop.
  */
 final class SourceTerms {
@@ -28,6 +30,8 @@ final class SourceTerms {
     static final Symbol NO_LOCAL_FILTER = Symbol.valueOf("apache.org:no-local-filter:list");
     static final UnsignedLong NO_LOCAL_FILTER_CODE = UnsignedLong.valueOf(0x0000468C00000003L);
     static final Symbol JMS_SELECTOR_KEY = Symbol.valueOf("jms-selector");
+    /** The distribution mode of a browser (JMS QueueBrowser): messages are copied, not moved. */
+    static final Symbol COPY = Symbol.valueOf("copy");
 
     private SourceTerms() {
     }
@@ -56,8 +60,11 @@ final class SourceTerms {
         String durableName = source.getDurable() != null && source.getDurable() != TerminusDurability.NONE
                 ? containerId + ":" + linkName
                 : null;
-        return new SubscriptionOptions(preSettled, durableName, TerminusCapabilities.kindOf(source.getCapabilities()),
-                filter(source.getFilter(), connectionIdentity));
+        AddressKind kind = TerminusCapabilities.kindOf(source.getCapabilities());
+        // Qpid JMS asks for copy on topic subscriptions too: there it means a copy per subscriber, not a browser.
+        boolean browsing = COPY.equals(source.getDistributionMode()) && kind != AddressKind.TOPIC;
+        return new SubscriptionOptions(preSettled, durableName, kind, filter(source.getFilter(), connectionIdentity),
+                browsing);
     }
 
     private static MessageFilter filter(Map<?, ?> filters, String connectionIdentity) throws Refused {

@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.tandembroker.core.BrokerException;
@@ -44,6 +45,7 @@ public final class BrokerQueue {
     private final QueueDepth depth;
     private final EntryRemoval removal;
     private final AtomicLong unrecordedRemovals = new AtomicLong();
+    private final LongAdder browsed = new LongAdder();
     /** What a subscription queue takes from its exchange (its subscriber's selector, no-local); set by subscribers. */
     private volatile MessageFilter admission = MessageFilter.ALL;
 
@@ -118,6 +120,15 @@ public final class BrokerQueue {
     /** Content bytes of the messages removed. */
     public long dequeuedBytes() {
         return depth.dequeuedBytes();
+    }
+
+    /** Copies delivered to browsers (since the queue was created or recovered on this node). */
+    public long browsedTotal() {
+        return browsed.sum();
+    }
+
+    void countBrowsed() {
+        browsed.increment();
     }
 
     /** Number of attached consumers (read from any thread; approximate). */
@@ -254,6 +265,15 @@ public final class BrokerQueue {
      * completes on the queue's executor.
      */
     public CompletableFuture<Subscription> subscribe(ConsumerTarget target, boolean preSettled, MessageFilter filter) {
+        return subscribe(target, preSettled, filter, false);
+    }
+
+    /**
+     * Attaches a consumer, or with {@code browsing} a browser, which is delivered copies of the entries its filter
+     * accepts, in queue order, without taking them; completes on the queue's executor.
+     */
+    public CompletableFuture<Subscription> subscribe(ConsumerTarget target, boolean preSettled, MessageFilter filter,
+                                                     boolean browsing) {
         CompletableFuture<Subscription> result = new CompletableFuture<>();
         executor.execute(() -> {
             if (deleted) {
@@ -261,7 +281,7 @@ public final class BrokerQueue {
                         "queue '" + name() + "' was deleted"));
                 return;
             }
-            QueueConsumer consumer = new QueueConsumer(this, target, preSettled, filter);
+            QueueConsumer consumer = new QueueConsumer(this, target, preSettled, filter, browsing);
             dispatcher.add(consumer);
             result.complete(consumer);
         });

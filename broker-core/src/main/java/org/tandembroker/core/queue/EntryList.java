@@ -32,8 +32,13 @@ final class EntryList {
     /** Where one filtering consumer's scan of the new entries stands. */
     static final class Cursor {
         final MessageFilter filter;
-        /** The last new entry the filter rejected, all before it rejected or taken; null: start at the head. */
-        QueueEntry lastSkipped;
+        /**
+         * The last new entry this consumer passed (its filter rejected it, or it was browsed); every earlier one was
+         * passed too or has been taken. null: start at the head.
+         */
+        QueueEntry lastPassed;
+        /** A browser's last browsed sequence: returned entries up to it were seen already. */
+        long passedSequence = -1;
 
         Cursor(MessageFilter filter) {
             this.filter = filter;
@@ -104,20 +109,47 @@ final class EntryList {
         return candidate;
     }
 
+    /**
+     * The next entry a browser has not seen, new or returned, that its filter accepts; it stays on the queue. A
+     * browser sees each entry once, in queue order, including entries that arrive while it browses.
+     */
+    QueueEntry browseNext(QueueConsumer browser) {
+        Cursor cursor = browser.cursor;
+        QueueEntry fresh = nextAccepted(cursor);
+        QueueEntry back = null;
+        for (QueueEntry e : returned.tailMap(cursor.passedSequence, false).values()) {
+            if (accepts(cursor.filter, e)) {
+                back = e;
+                break;
+            }
+        }
+        QueueEntry next = back == null || (fresh != null && fresh.sequence < back.sequence) ? fresh : back;
+        if (next != null) {
+            cursor.passedSequence = next.sequence;
+            if (next == fresh) {
+                cursor.lastPassed = fresh;
+            }
+        }
+        return next;
+    }
+
     /** The first new entry after the cursor that its filter accepts; the cursor moves over those it rejects. */
     private QueueEntry nextAccepted(Cursor cursor) {
-        QueueEntry e = cursor.lastSkipped == null ? head : cursor.lastSkipped.next;
+        QueueEntry e = cursor.lastPassed == null ? head : cursor.lastPassed.next;
         while (e != null) {
             if (accepts(cursor.filter, e)) {
                 return e;
             }
-            cursor.lastSkipped = e;
+            cursor.lastPassed = e;
             e = e.next;
         }
         return null;
     }
 
     private boolean accepts(MessageFilter filter, QueueEntry e) {
+        if (filter.isAll()) {
+            return true;
+        }
         filterEvaluations++;
         return filter.accepts(e.message.metadata(), e.message.publisherConnection(), e.deliveryCount);
     }
@@ -125,8 +157,8 @@ final class EntryList {
     private void unlink(QueueEntry e) {
         for (int i = 0; i < cursors.size(); i++) {
             Cursor c = cursors.get(i);
-            if (c.lastSkipped == e) {
-                c.lastSkipped = e.previous;
+            if (c.lastPassed == e) {
+                c.lastPassed = e.previous;
             }
         }
         if (e.previous == null) {

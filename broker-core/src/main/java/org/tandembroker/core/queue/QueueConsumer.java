@@ -14,7 +14,9 @@ final class QueueConsumer implements Subscription {
     final ConsumerTarget target;
     final boolean preSettled;
     final MessageFilter filter;
-    /** This consumer's place in the new entries when it has a filter; null without one. */
+    /** A browser: entries are delivered as copies, never acquired, and its settlements change nothing. */
+    final boolean browsing;
+    /** This consumer's place in the entries when it has a filter or browses; null otherwise. */
     EntryList.Cursor cursor;
     int credit;
     boolean drainRequested;
@@ -28,14 +30,16 @@ final class QueueConsumer implements Subscription {
     }
 
     QueueConsumer(BrokerQueue queue, ConsumerTarget target, boolean preSettled) {
-        this(queue, target, preSettled, MessageFilter.ALL);
+        this(queue, target, preSettled, MessageFilter.ALL, false);
     }
 
-    QueueConsumer(BrokerQueue queue, ConsumerTarget target, boolean preSettled, MessageFilter filter) {
+    QueueConsumer(BrokerQueue queue, ConsumerTarget target, boolean preSettled, MessageFilter filter,
+                  boolean browsing) {
         this.queue = queue;
         this.target = target;
         this.preSettled = preSettled;
         this.filter = filter;
+        this.browsing = browsing;
     }
 
     @Override

@@ -10,8 +10,11 @@ import org.tandembroker.core.vhost.AddressKind;
  *                         messages) while the consumer is away; null for a private queue deleted on close
  * @param kind             what the client says the address names (a JMS Topic: {@link AddressKind#TOPIC})
  * @param filter           which messages the consumer takes (a selector, no-local); {@link MessageFilter#ALL}
+ * @param browsing         a browser (AMQP distribution-mode copy, JMS QueueBrowser): sees a queue's messages in
+ *                         order without taking them; ignored for an exchange address
  */
-public record SubscriptionOptions(boolean preSettled, String durableName, AddressKind kind, MessageFilter filter) {
+public record SubscriptionOptions(boolean preSettled, String durableName, AddressKind kind, MessageFilter filter,
+                                  boolean browsing) {
     public static final SubscriptionOptions AT_LEAST_ONCE = new SubscriptionOptions(false, null);
     public static final SubscriptionOptions AT_MOST_ONCE = new SubscriptionOptions(true, null);
 
@@ -21,6 +24,11 @@ public record SubscriptionOptions(boolean preSettled, String durableName, Addres
     }
 
     public SubscriptionOptions(boolean preSettled, String durableName) {
-        this(preSettled, durableName, AddressKind.UNSPECIFIED, MessageFilter.ALL);
+        this(preSettled, durableName, AddressKind.UNSPECIFIED, MessageFilter.ALL, false);
+    }
+
+    /** A consumer that takes the messages (not a browser). */
+    public SubscriptionOptions(boolean preSettled, String durableName, AddressKind kind, MessageFilter filter) {
+        this(preSettled, durableName, kind, filter, false);
     }
 }

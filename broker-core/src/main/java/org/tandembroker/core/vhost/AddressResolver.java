@@ -70,14 +70,14 @@ final class AddressResolver {
             }
             BrokerQueue queue = topology.queue(address);
             if (queue != null) {
-                return queue.subscribe(target, options.preSettled(), options.filter());
+                return queue.subscribe(target, options.preSettled(), options.filter(), options.browsing());
             }
             Optional<ExchangeAddress> exchangeAddress = exchangeAddress(address);
             if (exchangeAddress.isPresent()) {
                 return subscribeToExchange(exchangeAddress.get(), target, options);
             }
             return autoCreatedQueue(address)
-                    .thenCompose(q -> q.subscribe(target, options.preSettled(), options.filter()));
+                    .thenCompose(q -> q.subscribe(target, options.preSettled(), options.filter(), options.browsing()));
         } catch (BrokerException e) {
             return CompletableFuture.failedFuture(e);
         }

@@ -87,7 +87,7 @@ class EntryListTest {
     }
 
     private static QueueConsumer selecting(String selector) throws Exception {
-        return new QueueConsumer(null, null, false, new MessageFilter(Selector.parse(selector), null));
+        return new QueueConsumer(null, null, false, new MessageFilter(Selector.parse(selector), null), false);
     }
 
     private static ServerMessage coloured(long id, String colour) {
@@ -157,6 +157,44 @@ class EntryListTest {
         entries.putBack(failed);
 
         assertThat(entries.takeNext(redelivered)).isSameAs(failed);
+    }
+
+    @Test
+    void aBrowserSeesEveryEntryOnceInQueueOrderAndTakesNone() throws Exception {
+        EntryList entries = new EntryList(0);
+        QueueConsumer browser = new QueueConsumer(null, null, false, MessageFilter.ALL, true);
+        browser.cursor = entries.openCursor(browser.filter);
+        entries.add(coloured(1, "red"), 0);
+        QueueEntry taken = entries.takeNext(first);
+        entries.add(coloured(2, "blue"), 0);
+        entries.add(coloured(3, "red"), 0);
+        entries.putBack(taken);
+
+        assertThat(entries.browseNext(browser)).isSameAs(taken);
+        assertThat(entries.browseNext(browser).message.id()).isEqualTo(2);
+        assertThat(entries.takeNext(second).message.id()).as("taken under the browser").isEqualTo(1);
+        assertThat(entries.takeNext(second).message.id()).isEqualTo(2);
+        assertThat(entries.browseNext(browser).message.id()).isEqualTo(3);
+        assertThat(entries.browseNext(browser)).isNull();
+        entries.add(coloured(4, "red"), 0);
+        assertThat(entries.browseNext(browser).message.id()).as("an arrival while browsing").isEqualTo(4);
+        assertThat(entries.messages()).extracting(ServerMessage::id).containsExactly(3L, 4L);
+    }
+
+    @Test
+    void aBrowserWithASelectorSeesOnlyWhatItSelects() throws Exception {
+        EntryList entries = new EntryList(0);
+        QueueConsumer browser = new QueueConsumer(null, null, false,
+                new MessageFilter(Selector.parse("colour = 'red'"), null), true);
+        browser.cursor = entries.openCursor(browser.filter);
+        for (long id = 1; id <= 4; id++) {
+            entries.add(coloured(id, id % 2 == 0 ? "red" : "blue"), 0);
+        }
+
+        assertThat(entries.browseNext(browser).message.id()).isEqualTo(2);
+        assertThat(entries.browseNext(browser).message.id()).isEqualTo(4);
+        assertThat(entries.browseNext(browser)).isNull();
+        assertThat(entries.messages()).hasSize(4);
     }
 
     private static ServerMessage message(long id, long expiresAtMillis) {

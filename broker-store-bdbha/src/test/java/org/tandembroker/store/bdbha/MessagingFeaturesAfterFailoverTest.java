@@ -146,4 +146,23 @@ class MessagingFeaturesAfterFailoverTest {
         assertThat(texts(everyone, 4)).containsExactly("m0", "m1", "m3", "m5");
         assertThat(reds.pending()).isZero();
     }
+
+    @Test
+    void aBrowserOnTheNewMasterSeesEveryMessageAndTakesNone() throws Exception {
+        startGroup("browsing");
+        Destination orders = master.resolveDestination("orders").join();
+        for (int i = 0; i < 4; i++) {
+            publish(orders, coloured("m" + i, i % 2 == 0 ? "red" : "blue"));
+        }
+
+        BrokerVirtualHost active = failOver();
+        RecordingConsumer browser = new RecordingConsumer();
+        active.subscribe("orders", browser, new SubscriptionOptions(false, null, AddressKind.QUEUE,
+                new MessageFilter(Selector.parse("colour = 'blue'"), null), true)).join().addCredit(10);
+        assertThat(texts(browser, 2)).containsExactly("m1", "m3");
+        RecordingConsumer consumer = new RecordingConsumer();
+        active.subscribe("orders", consumer, SubscriptionOptions.AT_LEAST_ONCE).join().addCredit(10);
+        assertThat(texts(consumer, 4)).containsExactly("m0", "m1", "m2", "m3");
+        assertThat(active.queue("orders").orElseThrow().browsedTotal()).isEqualTo(2);
+    }
 }
