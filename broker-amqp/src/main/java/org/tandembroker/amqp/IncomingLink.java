@@ -173,7 +173,8 @@ final class IncomingLink implements AmqpLink {
         MessageMetadata metadata;
         AddressKind toKind;
         try {
-            MessageMetadataDecoder.Decoded decoded = connection.metadataDecoder().read(content, System.currentTimeMillis());
+            MessageMetadataDecoder.Decoded decoded =
+                    connection.metadataDecoder().read(content, System.currentTimeMillis());
             metadata = decoded.metadata();
             toKind = decoded.toKind();
         } catch (DecodeException e) {

@@ -108,7 +108,7 @@ final class MessageSections {
         return bytes;
     }
 
-    /** The section code at the buffer's position when it is a header, annotations or (application) properties; else -1. */
+    /** The section code at the buffer's position for a header, annotations or (application) properties; else -1. */
     private static long leadingSectionCode(ByteBuffer buffer) {
         int p = buffer.position();
         if (buffer.remaining() < 3 || buffer.get(p) != 0x00) {

@@ -52,8 +52,8 @@ final class SourceTerms {
 
     /**
      * @param connectionIdentity the consuming connection (no-local skips what it published)
-     * @throws Refused amqp:invalid-field for a selector that does not parse (with the parse error), amqp:not-implemented
-     *                 for a filter the broker does not know
+     * @throws Refused amqp:invalid-field for a selector that does not parse (with the parse error),
+     *                 amqp:not-implemented for a filter the broker does not know
      */
     static SubscriptionOptions read(Source source, boolean preSettled, String containerId, String linkName,
                                     String connectionIdentity) throws Refused {

@@ -108,8 +108,10 @@ class ConsumingTest {
         assertThat(broker.virtualHost.subscriptionRequests())
                 .extracting(r -> r.address(), r -> r.options())
                 .containsExactly(
-                        org.assertj.core.groups.Tuple.tuple("invoices", new SubscriptionOptions(false, "billing:monthly", AddressKind.TOPIC, MessageFilter.ALL)),
-                        org.assertj.core.groups.Tuple.tuple("invoices", new SubscriptionOptions(false, null, AddressKind.TOPIC, MessageFilter.ALL)));
+                        org.assertj.core.groups.Tuple.tuple("invoices", new SubscriptionOptions(false,
+                                "billing:monthly", AddressKind.TOPIC, MessageFilter.ALL)),
+                        org.assertj.core.groups.Tuple.tuple("invoices",
+                                new SubscriptionOptions(false, null, AddressKind.TOPIC, MessageFilter.ALL)));
     }
 
     @Test

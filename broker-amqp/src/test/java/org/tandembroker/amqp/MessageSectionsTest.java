@@ -55,7 +55,8 @@ class MessageSectionsTest {
         properties.setGroupSequence(UnsignedInteger.valueOf(3));
         properties.setCreationTime(new java.util.Date(NOW - 1));
 
-        MessageProperties selectable = metadataDecoder.decode(encode(null, properties, new byte[]{1}), NOW).properties();
+        MessageProperties selectable =
+                metadataDecoder.decode(encode(null, properties, new byte[]{1}), NOW).properties();
 
         assertThat(selectable).isEqualTo(new MessageProperties("ID:AMQP_UUID:00000000-0000-0000-0000-000000000001",
                 "req-1", "alice", "g", 3L, NOW - 1, Map.of("k", "v")));

@@ -32,7 +32,8 @@ public final class DeepQueueBenchmark implements Callable<Integer> {
     private static final int COMMIT_EVERY = 1_000;
     private static final long RECEIVE_TIMEOUT_MILLIS = 30_000;
 
-    @Option(names = "--depth", defaultValue = "100000", description = "Messages on the queue (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--depth", defaultValue = "100000",
+            description = "Messages on the queue (default: ${DEFAULT-VALUE}).")
     private int depth;
 
     @Option(names = "--match-every", defaultValue = "10",

@@ -94,9 +94,12 @@ public final class MetadataCodec {
     }
 
     private static void writeProperties(DataOutputStream out, MessageProperties p) throws IOException {
-        int present = (p.messageId() != null ? HAS_MESSAGE_ID : 0) | (p.correlationId() != null ? HAS_CORRELATION_ID : 0)
-                | (p.userId() != null ? HAS_USER_ID : 0) | (p.groupId() != null ? HAS_GROUP_ID : 0)
-                | (p.groupSequence() != null ? HAS_GROUP_SEQUENCE : 0) | (p.creationTime() != 0 ? HAS_CREATION_TIME : 0);
+        int present = (p.messageId() != null ? HAS_MESSAGE_ID : 0)
+                | (p.correlationId() != null ? HAS_CORRELATION_ID : 0)
+                | (p.userId() != null ? HAS_USER_ID : 0)
+                | (p.groupId() != null ? HAS_GROUP_ID : 0)
+                | (p.groupSequence() != null ? HAS_GROUP_SEQUENCE : 0)
+                | (p.creationTime() != 0 ? HAS_CREATION_TIME : 0);
         out.writeByte(present);
         writeString(out, p.messageId());
         writeString(out, p.correlationId());

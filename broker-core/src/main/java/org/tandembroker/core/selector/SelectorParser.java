@@ -278,7 +278,8 @@ final class SelectorParser {
             Token operandToken = peek();
             if (t.text.equals("-") && (operandToken.kind == Kind.LONG || operandToken.kind == Kind.DOUBLE)) {
                 next++;
-                Object negative = operandToken.value instanceof Long l ? (Object) (-l) : (Object) (-(Double) operandToken.value);
+                Object negative = operandToken.value instanceof Long l
+                        ? (Object) (-l) : (Object) (-(Double) operandToken.value);
                 return new Node(c -> negative, Type.NUMBER, false);
             }
             Node operand = unary();
@@ -335,7 +336,8 @@ final class SelectorParser {
 
     private Expression bool(Node node, Token at) throws SelectorException {
         if (node.type == Type.STRING || node.type == Type.NUMBER) {
-            throw error(at, at.text + " needs conditions on both sides, not a " + node.type.name().toLowerCase(Locale.ROOT));
+            throw error(at, at.text + " needs conditions on both sides, not a "
+                    + node.type.name().toLowerCase(Locale.ROOT));
         }
         Expression e = node.expression;
         return node.type == Type.BOOLEAN ? e : c -> e.evaluate(c) instanceof Boolean b ? b : null;

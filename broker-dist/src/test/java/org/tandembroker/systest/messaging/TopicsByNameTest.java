@@ -11,8 +11,8 @@ import jakarta.jms.TextMessage;
 import jakarta.jms.Topic;
 import java.nio.file.Path;
 import org.apache.qpid.jms.JmsConnectionFactory;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.tandembroker.systest.EmbeddedBroker;
@@ -25,20 +25,20 @@ class TopicsByNameTest {
     private static final long RECEIVE_TIMEOUT = 10_000;
 
     @TempDir
-    Path directory;
-    private EmbeddedBroker broker;
+    static Path directory;
+    private static EmbeddedBroker broker;
 
-    @BeforeEach
-    void start() throws Exception {
+    @BeforeAll
+    static void start() throws Exception {
         broker = new EmbeddedBroker(directory);
     }
 
-    @AfterEach
-    void stop() {
+    @AfterAll
+    static void stop() {
         broker.close();
     }
 
-    private Connection connect(String clientId) throws Exception {
+    private static Connection connect(String clientId) throws Exception {
         Connection connection = new JmsConnectionFactory("guest", "guest", broker.uri() + "?jms.clientID=" + clientId)
                 .createConnection();
         connection.start();
