@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.qpid.proton.amqp.Symbol;
 import org.apache.qpid.proton.amqp.transaction.Coordinator;
 import org.apache.qpid.proton.amqp.transport.AmqpError;
@@ -53,6 +54,8 @@ final class AmqpConnection implements ProtonEventListener, ClientConnection {
     private final ConnectionTransactions transactions = new ConnectionTransactions();
     private final Map<Link, AmqpLink> links = new HashMap<>();
     private final MessageMetadataDecoder metadataDecoder;
+    private static final AtomicLong CONNECTIONS = new AtomicLong();
+    private final String identity = "connection-" + CONNECTIONS.incrementAndGet();
     private final RedeliveryHeader redeliveryHeader;
 
     private volatile String user;
@@ -102,6 +105,11 @@ final class AmqpConnection implements ProtonEventListener, ClientConnection {
 
     RedeliveryHeader redeliveryHeader() {
         return redeliveryHeader;
+    }
+
+    /** This connection among all of this broker's, for no-local: which messages it published. */
+    String identity() {
+        return identity;
     }
 
     String remoteContainerId() {

@@ -23,6 +23,7 @@ import org.tandembroker.core.BrokerException;
 import org.tandembroker.core.ErrorKind;
 import org.tandembroker.core.message.IncomingMessage;
 import org.tandembroker.core.message.MessageMetadata;
+import org.tandembroker.core.vhost.AddressKind;
 import org.tandembroker.core.txn.LocalTransaction;
 import org.tandembroker.core.vhost.Destination;
 
@@ -47,10 +48,10 @@ final class IncomingLink implements AmqpLink {
     private final Receiver receiver;
     private final int linkCredit;
     private final long maxMessageSize;
-    private final Map<String, CompletableFuture<Destination>> relayDestinations =
+    private final Map<RelayAddress, CompletableFuture<Destination>> relayDestinations =
             new LinkedHashMap<>(16, 0.75f, true) {
                 @Override
-                protected boolean removeEldestEntry(Map.Entry<String, CompletableFuture<Destination>> eldest) {
+                protected boolean removeEldestEntry(Map.Entry<RelayAddress, CompletableFuture<Destination>> eldest) {
                     return size() > RELAY_CACHE_SIZE;
                 }
             };
@@ -107,7 +108,8 @@ final class IncomingLink implements AmqpLink {
     }
 
     private CompletableFuture<Resolved> resolve(Target remote, String address) {
-        return connection.virtualHost().resolveDestination(address).thenApply(destination -> {
+        AddressKind kind = TerminusCapabilities.kindOf(remote.getCapabilities());
+        return connection.virtualHost().resolveDestination(address, kind).thenApply(destination -> {
             Target local = (Target) remote.copy();
             local.setAddress(address);
             return new Resolved(local, destination);
@@ -169,8 +171,12 @@ final class IncomingLink implements AmqpLink {
 
     private void accept(Delivery delivery, byte[] content, boolean preSettled) {
         MessageMetadata metadata;
+        AddressKind toKind;
         try {
-            metadata = connection.metadataDecoder().decode(content, System.currentTimeMillis());
+            MessageMetadataDecoder.Decoded decoded =
+                    connection.metadataDecoder().read(content, System.currentTimeMillis());
+            metadata = decoded.metadata();
+            toKind = decoded.toKind();
         } catch (DecodeException e) {
             settle(delivery, preSettled, null, rejected(ErrorConditions.condition(DECODE_ERROR, e.getMessage())));
             topUpCredit();
@@ -190,10 +196,11 @@ final class IncomingLink implements AmqpLink {
         }
         CompletableFuture<Destination> destination = fixedDestination != null
                 ? fixedDestination
-                : relayDestination(metadata.to());
+                : relayDestination(metadata.to(), toKind);
         inFlight++;
-        PendingPublish publish = new PendingPublish(delivery, new IncomingMessage(metadata, content), preSettled,
-                txnId, transaction, destination);
+        PendingPublish publish = new PendingPublish(delivery,
+                new IncomingMessage(metadata, content, connection.identity()), preSettled, txnId, transaction,
+                destination);
         if (awaitingDestination.isEmpty() && destination.isDone()) {
             publish(publish);
         } else {
@@ -202,17 +209,22 @@ final class IncomingLink implements AmqpLink {
         }
     }
 
-    private CompletableFuture<Destination> relayDestination(String to) {
+    private CompletableFuture<Destination> relayDestination(String to, AddressKind kind) {
         if (to == null) {
             return CompletableFuture.failedFuture(new BrokerException(ErrorKind.NOT_FOUND,
                     "a message on the anonymous relay needs a 'to' address"));
         }
-        CompletableFuture<Destination> cached = relayDestinations.get(to);
+        RelayAddress key = new RelayAddress(to, kind);
+        CompletableFuture<Destination> cached = relayDestinations.get(key);
         if (cached == null || cached.isCompletedExceptionally()) {
-            cached = connection.virtualHost().resolveDestination(to);
-            relayDestinations.put(to, cached);
+            cached = connection.virtualHost().resolveDestination(to, kind);
+            relayDestinations.put(key, cached);
         }
         return cached;
+    }
+
+    /** A relayed message's destination: its {@code to} and whether it names a queue or a topic. */
+    private record RelayAddress(String to, AddressKind kind) {
     }
 
     private void publishResolved() {

@@ -1,7 +1,6 @@
 package org.tandembroker.amqp;
 
 import java.nio.ByteBuffer;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import org.apache.qpid.proton.amqp.Symbol;
 import org.apache.qpid.proton.amqp.messaging.Accepted;
@@ -9,7 +8,6 @@ import org.apache.qpid.proton.amqp.messaging.Modified;
 import org.apache.qpid.proton.amqp.messaging.Rejected;
 import org.apache.qpid.proton.amqp.messaging.Released;
 import org.apache.qpid.proton.amqp.messaging.Source;
-import org.apache.qpid.proton.amqp.messaging.TerminusDurability;
 import org.apache.qpid.proton.amqp.transaction.TransactionalState;
 import org.apache.qpid.proton.amqp.transport.AmqpError;
 import org.apache.qpid.proton.amqp.transport.DeliveryState;
@@ -67,17 +65,15 @@ final class OutgoingLink implements AmqpLink, ConsumerTarget {
             refuse(ErrorConditions.condition(AmqpError.INVALID_FIELD, "a consuming link needs a source"));
             return;
         }
-        Map<?, ?> filter = source.getFilter();
-        if (filter != null && !filter.isEmpty()) {
-            refuse(ErrorConditions.condition(ErrorConditions.NOT_IMPLEMENTED,
-                    "source filters (selectors, no-local) are not supported: " + filter.keySet()));
+        preSettled = sender.getRemoteSenderSettleMode() == SenderSettleMode.SETTLED;
+        SubscriptionOptions options;
+        try {
+            options = SourceTerms.read(source, preSettled, connection.remoteContainerId(), sender.getName(),
+                    connection.identity());
+        } catch (SourceTerms.Refused refused) {
+            refuse(refused.condition());
             return;
         }
-        preSettled = sender.getRemoteSenderSettleMode() == SenderSettleMode.SETTLED;
-        String durableName = source.getDurable() != null && source.getDurable() != TerminusDurability.NONE
-                ? connection.remoteContainerId() + ":" + sender.getName()
-                : null;
-        SubscriptionOptions options = new SubscriptionOptions(preSettled, durableName);
 
         CompletableFuture<String> address = source.getDynamic()
                 ? connection.virtualHost().createTemporaryQueue(connection)

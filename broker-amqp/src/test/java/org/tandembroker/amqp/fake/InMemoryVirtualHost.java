@@ -18,6 +18,7 @@ import org.tandembroker.core.queue.ConsumerTarget;
 import org.tandembroker.core.queue.Subscription;
 import org.tandembroker.core.queue.SubscriptionOptions;
 import org.tandembroker.core.txn.LocalTransaction;
+import org.tandembroker.core.vhost.AddressKind;
 import org.tandembroker.core.vhost.Admission;
 import org.tandembroker.core.vhost.ClientConnection;
 import org.tandembroker.core.vhost.Destination;
@@ -161,7 +162,7 @@ public final class InMemoryVirtualHost implements VirtualHost {
     }
 
     @Override
-    public CompletableFuture<Destination> resolveDestination(String address) {
+    public CompletableFuture<Destination> resolveDestination(String address, AddressKind kind) {
         if (unknownAddresses.contains(address)) {
             return CompletableFuture.failedFuture(new BrokerException(ErrorKind.NOT_FOUND,
                     "no queue or exchange '" + address + "' in virtual host " + name));

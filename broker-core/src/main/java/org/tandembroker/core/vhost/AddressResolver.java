@@ -22,6 +22,9 @@ import org.tandembroker.core.txn.LocalTransaction;
  * parts it uses; any thread.
  */
 final class AddressResolver {
+    /** Where a topic that names no exchange is published and subscribed. */
+    static final String TOPIC_EXCHANGE = "amq.topic";
+
     private final VirtualHostConfig config;
     private final ServingStatus status;
     private final Topology topology;
@@ -34,11 +37,15 @@ final class AddressResolver {
         this.publisher = publisher;
     }
 
-    CompletableFuture<Destination> resolveDestination(String address) {
+    CompletableFuture<Destination> resolveDestination(String address, AddressKind kind) {
         try {
             status.requireActive();
             if (address == null || address.isEmpty()) {
                 throw new BrokerException(ErrorKind.INVALID_FIELD, "an empty address names no queue or exchange");
+            }
+            if (kind == AddressKind.TOPIC) {
+                ExchangeAddress ea = topicAddress(address);
+                return CompletableFuture.completedFuture(new ExchangeDestination(address, ea.exchange(), ea.key()));
             }
             BrokerQueue queue = topology.queue(address);
             if (queue != null) {
@@ -58,15 +65,19 @@ final class AddressResolver {
     CompletableFuture<Subscription> subscribe(String address, ConsumerTarget target, SubscriptionOptions options) {
         try {
             status.requireActive();
+            if (options.kind() == AddressKind.TOPIC) {
+                return subscribeToExchange(topicAddress(address), target, options);
+            }
             BrokerQueue queue = topology.queue(address);
             if (queue != null) {
-                return queue.subscribe(target, options.preSettled());
+                return queue.subscribe(target, options.preSettled(), options.filter(), options.browsing());
             }
             Optional<ExchangeAddress> exchangeAddress = exchangeAddress(address);
             if (exchangeAddress.isPresent()) {
                 return subscribeToExchange(exchangeAddress.get(), target, options);
             }
-            return autoCreatedQueue(address).thenCompose(q -> q.subscribe(target, options.preSettled()));
+            return autoCreatedQueue(address)
+                    .thenCompose(q -> q.subscribe(target, options.preSettled(), options.filter(), options.browsing()));
         } catch (BrokerException e) {
             return CompletableFuture.failedFuture(e);
         }
@@ -74,6 +85,20 @@ final class AddressResolver {
 
     /** An exchange address: the exchange and the routing or binding key it fixes (null: none). */
     private record ExchangeAddress(Exchange exchange, String key) {
+    }
+
+    /** A topic's address: an exchange address as written, or else {@code amq.topic} keyed by the address. */
+    private ExchangeAddress topicAddress(String address) {
+        Optional<ExchangeAddress> explicit = exchangeAddress(address);
+        if (explicit.isPresent()) {
+            return explicit.get();
+        }
+        Exchange topics = topology.exchange(TOPIC_EXCHANGE);
+        if (topics == null) {
+            throw new BrokerException(ErrorKind.NOT_FOUND, "topic '" + address + "' needs exchange '"
+                    + TOPIC_EXCHANGE + "', which virtual host '" + config.name() + "' does not have");
+        }
+        return new ExchangeAddress(topics, address);
     }
 
     private Optional<ExchangeAddress> exchangeAddress(String address) {
@@ -112,8 +137,11 @@ final class AddressResolver {
         QueueConfig defaults = config.queueDefaults();
         QueueConfig qc = new QueueConfig(queueName, durable, defaults.maxDepthMessages(), defaults.maxDepthBytes(),
                 defaults.messageTtlMillis(), defaults.maxDeliveries(), defaults.deadLetterQueue());
-        return topology.declareQueue(qc, !durable).thenCompose(queue -> topology.bindIfAbsent(exchange, queue, key)
-                .thenCompose(bound -> queue.subscribe(target, options.preSettled())));
+        return topology.declareQueue(qc, !durable).thenCompose(queue -> {
+            queue.admitOnly(options.filter()); // before the binding: nothing unselected reaches a new queue
+            return topology.bindIfAbsent(exchange, queue, key)
+                    .thenCompose(bound -> queue.subscribe(target, options.preSettled(), options.filter()));
+        });
     }
 
     /** A queue's address: every message goes to that queue. */
@@ -157,7 +185,9 @@ final class AddressResolver {
         @Override
         public CompletableFuture<PublishResult> publish(IncomingMessage message, LocalTransaction transaction) {
             String key = fixedKey != null ? fixedKey : message.metadata().subject();
-            return publisher.publish(exchange.route(key), address, message, transaction);
+            List<BrokerQueue> targets = exchange.route(key);
+            targets.removeIf(q -> !q.admits(message.metadata(), message.publisherConnection()));
+            return publisher.publish(targets, address, message, transaction);
         }
     }
 }

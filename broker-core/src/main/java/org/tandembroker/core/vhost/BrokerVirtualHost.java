@@ -219,8 +219,8 @@ public final class BrokerVirtualHost implements VirtualHost, ManagedVirtualHost 
     }
 
     @Override
-    public CompletableFuture<Destination> resolveDestination(String address) {
-        return addresses.resolveDestination(address);
+    public CompletableFuture<Destination> resolveDestination(String address, AddressKind kind) {
+        return addresses.resolveDestination(address, kind);
     }
 
     @Override

@@ -18,6 +18,7 @@ import org.tandembroker.core.txn.LocalTransaction;
  *   private temporary queue bound with key {@code #} (topic), {@code ""} (direct) or none (fanout).</li>
  *   <li>{@code exchange/key}: publish with routing key {@code key}; consume through a private queue bound with
  *   binding key {@code key}.</li>
+ *   <li>with {@link AddressKind#TOPIC}, a {@code name} that is no exchange address: {@code amq.topic/name}.</li>
  * </ul>
  */
 public interface VirtualHost {
@@ -41,7 +42,12 @@ public interface VirtualHost {
     }
 
     /** Resolves a publishing link's target address. Fails with NOT_FOUND or NOT_ACTIVE. */
-    CompletableFuture<Destination> resolveDestination(String address);
+    default CompletableFuture<Destination> resolveDestination(String address) {
+        return resolveDestination(address, AddressKind.UNSPECIFIED);
+    }
+
+    /** Resolves a publishing link's target address of the given kind (see the class comment). */
+    CompletableFuture<Destination> resolveDestination(String address, AddressKind kind);
 
     /** Attaches a consumer to the queue an address denotes (see the class comment). */
     CompletableFuture<Subscription> subscribe(String address, ConsumerTarget target, SubscriptionOptions options);

@@ -153,7 +153,9 @@ public final class BrokerMetrics implements AutoCloseable {
                 FunctionCounter.builder(MetricNames.QUEUE_BYTES_IN, queue, BrokerQueue::enqueuedBytes)
                         .description("Content bytes enqueued").baseUnit("bytes").tags(tags).register(registry),
                 FunctionCounter.builder(MetricNames.QUEUE_BYTES_OUT, queue, BrokerQueue::dequeuedBytes)
-                        .description("Content bytes removed").baseUnit("bytes").tags(tags).register(registry));
+                        .description("Content bytes removed").baseUnit("bytes").tags(tags).register(registry),
+                FunctionCounter.builder(MetricNames.QUEUE_MESSAGES_BROWSED, queue, BrokerQueue::browsedTotal)
+                        .description("Copies delivered to browsers").tags(tags).register(registry));
     }
 
     private List<Meter> replicaMeters(String vhost, String replica) {

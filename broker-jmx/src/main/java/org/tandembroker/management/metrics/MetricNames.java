@@ -41,6 +41,8 @@ public final class MetricNames {
     public static final String QUEUE_BYTES_IN = "tandem.queue.bytes.in";
     /** Counter (bytes): content bytes removed since then. */
     public static final String QUEUE_BYTES_OUT = "tandem.queue.bytes.out";
+    /** Counter: copies delivered to browsers (JMS QueueBrowser, distribution-mode copy) since then. */
+    public static final String QUEUE_MESSAGES_BROWSED = "tandem.queue.messages.browsed";
 
     // ---- store ----
     /** Timer: latency of publish commits (from the store commit to its future completing: fsync and acks). */
