@@ -15,6 +15,7 @@ import org.apache.qpid.proton.engine.Connection;
 import org.apache.qpid.proton.engine.Sasl;
 import org.apache.qpid.proton.engine.Transport;
 import org.apache.qpid.proton.engine.TransportException;
+import org.apache.qpid.proton.engine.impl.TransportImpl;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.tandembroker.core.oplog.LogCode;
@@ -72,6 +73,7 @@ final class AmqpConnectionHandler extends ChannelInboundHandlerAdapter
         transport.setChannelMax(CHANNEL_MAX);
         transport.setIdleTimeout((int) Math.min(Integer.MAX_VALUE, resources.limits().idleTimeout().toMillis()));
         transport.setEmitFlowEventOnSend(false);
+        ((TransportImpl) transport).setProtocolTracer(new IncomingFrameGuard());
         Sasl sasl = transport.sasl();
         sasl.server();
         sasl.allowSkip(false);
@@ -128,6 +130,11 @@ final class AmqpConnectionHandler extends ChannelInboundHandlerAdapter
             tail.position(slice.position());
             try {
                 transport.process();
+            } catch (IncomingFrameGuard.Refused e) {
+                resources.log().log(LogCode.CON_1005, connection.describe(), e.getMessage());
+                inputClosed = true;
+                connection.close(e.condition(), "protocol error: " + e.getMessage());
+                return;
             } catch (TransportException e) {
                 // an error in the SASL layer; AMQP-layer errors arrive as TRANSPORT_ERROR events instead
                 resources.log().log(LogCode.CON_1005, connection.describe(), e.getMessage());
