@@ -244,7 +244,7 @@ public final class AmqpFrameGenerator {
             open.setDesiredCapabilities(symbols());
         }
         if (random.nextInt(5) == 0) {
-            open.setProperties(Map.of(Symbol.valueOf(randomString(5)), randomValue(2)));
+            open.setProperties(java.util.Collections.singletonMap(Symbol.valueOf(randomString(5)), randomValue(2)));
         }
         return open;
     }

@@ -39,7 +39,7 @@ import org.junit.jupiter.api.Test;
  */
 class HostileAmqpInputTest {
     private static final long SEED = Long.getLong("fuzz.seed", 20261124L);
-    private static final int GENERATED = Integer.getInteger("fuzz.inputs", 300);
+    private static final int GENERATED = Integer.getInteger("fuzz.inputs", 150);
     private static final int THREADS = Integer.getInteger("fuzz.threads", 4);
     private static final int SAVE_EVERY = Integer.getInteger("fuzz.saveEvery", 500);
     private static final long HEAP_GROWTH_LIMIT = 48L << 20;

@@ -58,9 +58,10 @@ final class HostileClient {
             InputStream in = socket.getInputStream();
             ByteArrayOutputStream received = new ByteArrayOutputStream();
             boolean brokerClosed = false;
+            boolean stopSending = false;
             long deadline = System.currentTimeMillis() + DEADLINE_MILLIS;
             for (FuzzInput.Step step : input.steps()) {
-                if (brokerClosed) {
+                if (brokerClosed || stopSending) {
                     break;
                 }
                 if (step.awaitsSaslOutcome()) {
@@ -74,13 +75,13 @@ final class HostileClient {
                     try {
                         out.write(step.bytes());
                     } catch (IOException e) {
-                        brokerClosed = true; // the broker closed while the client was still sending
+                        stopSending = true; // the broker closed while the client was still sending: read what it said
                     }
                 }
             }
             boolean clientEndedFirst = false;
             long quietSince = System.currentTimeMillis();
-            while (!brokerClosed) {
+            while (!brokerClosed && !parse(received.toByteArray(), false).ended()) {
                 if (System.currentTimeMillis() > deadline) {
                     return new Verdict(Ending.WRONG, "the broker did not close within " + DEADLINE_MILLIS + " ms: "
                             + parse(received.toByteArray(), false).describe());
@@ -94,7 +95,13 @@ final class HostileClient {
                     socket.shutdownOutput();
                 }
             }
-            return judge(input, parse(received.toByteArray(), true), clientEndedFirst);
+            Parsed output = parse(received.toByteArray(), false);
+            if (!output.ended()) {
+                output = parse(received.toByteArray(), true); // the socket is closed: an incomplete frame is wrong
+            }
+            Verdict verdict = judge(input, output, clientEndedFirst);
+            return verdict.acceptable() ? verdict
+                    : new Verdict(Ending.WRONG, verdict.detail() + " (client port " + socket.getLocalPort() + ")");
         }
     }
 
@@ -155,6 +162,11 @@ final class HostileClient {
         boolean saslOutcomeSeen;
         Object lastAmqp;
         String undecodable;
+
+        /** The broker said its last word: a close frame or a failed SASL outcome (a client closes then). */
+        boolean ended() {
+            return lastAmqp instanceof Close || saslCode != null && saslCode != SaslCode.OK;
+        }
 
         String describe() {
             return "headers=" + headers + " saslFrames=" + saslFrames + " saslCode=" + saslCode + " last=" + lastAmqp;
