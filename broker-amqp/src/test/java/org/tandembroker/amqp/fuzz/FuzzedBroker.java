@@ -34,20 +34,26 @@ import org.tandembroker.core.vhost.VirtualHostState;
  * Besides what its {@link ProblemWatch} sees, an internal error in the operational log (CON-1005 "internal error",
  * the connection handler's last line of defence) is a problem.
  */
-final class FuzzedBroker implements AutoCloseable {
-    static final String USER = "guest";
-    static final String PASSWORD = "guest-secret";
-    static final String HOST = "fuzz";
+public final class FuzzedBroker implements AutoCloseable {
+    public static final String USER = "guest";
+    public static final String PASSWORD = "guest-secret";
+    public static final String HOST = "fuzz";
 
     final OperationalLog log = new OperationalLog();
     final ProblemWatch watch;
-    final BrokerVirtualHost virtualHost;
+    public final BrokerVirtualHost virtualHost;
     private final ExecutorService queuePool = Executors.newFixedThreadPool(2);
     private final ScheduledExecutorService housekeeping = Executors.newSingleThreadScheduledExecutor();
     private final ProtocolFrontEnd frontEnd;
 
     FuzzedBroker(ProblemWatch watch, ConnectionLimits limits, Optional<TlsConfig> tls, long contentBudget)
             throws Exception {
+        this(watch, limits, tls, contentBudget, List.of());
+    }
+
+    /** A broker whose virtual host declares {@code queues}. */
+    public FuzzedBroker(ProblemWatch watch, ConnectionLimits limits, Optional<TlsConfig> tls, long contentBudget,
+                        List<QueueConfig> queues) throws Exception {
         this.watch = watch;
         log.addObserver(line -> {
             if (line.contains("internal error")) {
@@ -56,7 +62,7 @@ final class FuzzedBroker implements AutoCloseable {
         });
         VirtualHostConfig hostConfig = new VirtualHostConfig(Path.of("fuzz.xml"), HOST,
                 new StoreSettings(Path.of("fuzz.xml"), "memory", Map.of(), List.of(), List.of()), true,
-                new QueueConfig("defaults", true, 0, 0, 0, 0, null), List.of(), List.of(), List.of());
+                new QueueConfig("defaults", true, 0, 0, 0, 0, null), queues, List.of(), List.of());
         virtualHost = new BrokerVirtualHost(hostConfig, MemoryMessageStore::new, log, new ContentBudget(contentBudget),
                 queuePool, housekeeping);
         virtualHost.start();
@@ -72,20 +78,20 @@ final class FuzzedBroker implements AutoCloseable {
         frontEnd.start();
     }
 
-    static ConnectionLimits limits() {
+    public static ConnectionLimits limits() {
         return new ConnectionLimits(64 * 1024, 4L * 1024 * 1024, Duration.ofSeconds(30), 200, 50);
     }
 
-    int port() {
+    public int port() {
         String address = frontEnd.boundAddresses().get(0);
         return Integer.parseInt(address.substring(address.lastIndexOf(':') + 1));
     }
 
-    String uri() {
+    public String uri() {
         return "amqp://127.0.0.1:" + port();
     }
 
-    int connectionCount() {
+    public int connectionCount() {
         return ((AmqpServer) frontEnd).connectionCount();
     }
 

@@ -20,12 +20,12 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Thread: appends on whichever thread logs; {@link #problems()} is a concurrent list.
  */
-final class ProblemWatch extends AppenderBase<ILoggingEvent> implements AutoCloseable {
+public final class ProblemWatch extends AppenderBase<ILoggingEvent> implements AutoCloseable {
     private final List<String> problems = new CopyOnWriteArrayList<>();
     private final ResourceLeakDetector.Level previousLevel = ResourceLeakDetector.getLevel();
     private final Logger root = (Logger) LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
 
-    ProblemWatch() {
+    public ProblemWatch() {
         ResourceLeakDetector.setLevel(ResourceLeakDetector.Level.PARANOID);
         setContext(root.getLoggerContext());
         setName("problem-watch");
@@ -33,7 +33,7 @@ final class ProblemWatch extends AppenderBase<ILoggingEvent> implements AutoClos
         root.addAppender(this);
     }
 
-    List<String> problems() {
+    public List<String> problems() {
         return problems;
     }
 
@@ -45,7 +45,7 @@ final class ProblemWatch extends AppenderBase<ILoggingEvent> implements AutoClos
      * Lets the leak detector report: leaked buffers are found only after a GC has collected them, when the next
      * buffer is tracked. A few rounds of GC and tracked allocations, so that a leak of the run is reported now.
      */
-    void collectLeakReports() {
+    public void collectLeakReports() {
         for (int round = 0; round < 8; round++) {
             System.gc();
             LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(50)); // the reference handler enqueues collected buffers
