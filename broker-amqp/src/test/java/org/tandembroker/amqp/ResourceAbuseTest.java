@@ -107,11 +107,14 @@ class ResourceAbuseTest {
                     producer.send(message);
                 }
             }
+            long heapBeforeStalled = usedHeapAfterGc();
             try (PolledAmqpClient stalled = new PolledAmqpClient(broker.port(), FuzzedBroker.USER, FuzzedBroker.PASSWORD,
                     FuzzedBroker.HOST, "deep", 10_000, 0, 8 * 1024)) {
                 List<PolledAmqpClient> one = List.of(stalled);
                 pollUntil(one, stalled::attached, Duration.ofSeconds(20));
                 stalled.stopReading();
+                pollUntil(one, () -> broker.virtualHost.queue("deep").orElseThrow().consumerCount() == 1, Duration.ofSeconds(5));
+                long heapBeforeHealthy = usedHeapAfterGc(); // the stalled consumer holds what it will hold
                 int healthy = 0;
                 try (Connection connection = factory.createConnection()) {
                     connection.start();
@@ -126,7 +129,11 @@ class ResourceAbuseTest {
                 }
                 int heldByStalled = messages - healthy;
                 System.out.printf("abuse: a consumer with credit 10000 that never reads held %d of %d messages (8 KiB);"
-                        + " another consumer took %d%n", heldByStalled, messages, healthy);
+                        + " another consumer took %d; heap after GC with the queue full and the consumer stalled: %d KiB"
+                        + " (before it attached: %d KiB)%n", heldByStalled, messages, healthy, heapBeforeHealthy >> 10,
+                        heapBeforeStalled >> 10);
+                assertThat(heapBeforeHealthy - heapBeforeStalled).as("heap taken by the stalled consumer")
+                        .isLessThan(32L << 20);
                 assertThat(heldByStalled).as("deliveries the broker pulled for a consumer that never reads")
                         .isLessThan(messages / 2);
 

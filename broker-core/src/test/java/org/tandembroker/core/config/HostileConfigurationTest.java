@@ -183,7 +183,7 @@ class HostileConfigurationTest {
                 case 4 -> editLines(text, random, 0);
                 case 5 -> editLines(text, random, 1);
                 case 6 -> editLines(text, random, 2);
-                case 7 -> text.substring(0, random.nextInt(text.length())); // cut
+                case 7 -> text.isEmpty() ? text : text.substring(0, random.nextInt(text.length())); // cut
                 case 8 -> replaceOne(text, Pattern.compile("<(\\w+)"), "<" + pick(random, "x", "listener", "queue",
                         "virtualHost", "tls", "binding", "exchange", "store", "broker", "management") , random);
                 case 9 -> replaceOne(text, Pattern.compile(" (\\w+)="), " " + pick(random, "name", "port", "unknown",
