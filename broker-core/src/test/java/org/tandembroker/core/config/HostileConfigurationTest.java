@@ -28,7 +28,7 @@ import org.tandembroker.core.security.UsersFile;
  */
 class HostileConfigurationTest {
     private static final long SEED = Long.getLong("configfuzz.seed", 20261124L);
-    private static final int INPUTS = Integer.getInteger("configfuzz.inputs", 1500);
+    private static final int INPUTS = Integer.getInteger("configfuzz.inputs", 1000);
 
     private static final String BROKER_XML = """
             <?xml version="1.0" encoding="UTF-8"?>
