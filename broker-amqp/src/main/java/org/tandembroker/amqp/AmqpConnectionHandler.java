@@ -149,8 +149,9 @@ final class AmqpConnectionHandler extends ChannelInboundHandlerAdapter
                 resources.log().log(LogCode.CON_1005, connection.describe(), e.getMessage());
                 inputClosed = true;
                 return;
-            } catch (RuntimeException e) {
-                // Proton lets some decoding failures escape (e.g. a truncated list): the peer's bytes are malformed
+            } catch (RuntimeException | StackOverflowError e) {
+                // Proton lets some decoding failures escape (e.g. a truncated list; values nested so deep that its
+                // recursive decoder runs out of stack): the peer's bytes are malformed
                 resources.log().log(LogCode.CON_1005, connection.describe(), "undecodable frame: " + e);
                 inputClosed = true;
                 connection.close(ErrorConditions.condition(AmqpError.DECODE_ERROR, "undecodable frame: " + e),
@@ -169,8 +170,8 @@ final class AmqpConnectionHandler extends ChannelInboundHandlerAdapter
         try {
             dispatcher.dispatchAll();
             flushOutput();
-        } catch (RuntimeException e) {
-            fail(e);
+        } catch (RuntimeException | StackOverflowError e) {
+            fail(e); // a stack overflow here comes from decoding a client's deeply nested message sections
         }
     }
 

@@ -131,6 +131,24 @@ class BadInputTest {
         refusesDisposition(0xffffff00L, 0xffffffffL); // Proton's wrapping counter would never pass the end
     }
 
+    @Test
+    void valuesNestedDeeperThanTheDecoderCanRecurseCloseWithDecodeError() throws Exception {
+        try (RawAmqpClient client = RawAmqpClient.opening(broker.port(), RunningFrontEnd.USER, RunningFrontEnd.PASSWORD, "test")) {
+            client.exchangeUntil(client::remoteOpened);
+            // 0x00 opens a described type whose descriptor is read as a value: 60,000 of them nest 60,000 deep
+            byte[] body = new byte[60_000];
+            ByteBuffer frame = ByteBuffer.allocate(8 + body.length);
+            frame.putInt(8 + body.length).put((byte) 2).put((byte) 0).putShort((short) 0).put(body);
+            client.sendRaw(frame.array());
+            client.exchangeUntil(client::remoteClosed);
+
+            assertThat(client.connection().getRemoteCondition().getCondition().toString()).isEqualTo("amqp:decode-error");
+        }
+        try (Connection another = broker.connectionFactory().createConnection()) {
+            another.start();
+        }
+    }
+
     private void refusesDisposition(long first, long last) throws Exception {
         try (RawAmqpClient client = RawAmqpClient.opening(broker.port(), RunningFrontEnd.USER, RunningFrontEnd.PASSWORD, "test")) {
             org.apache.qpid.proton.engine.Session session = client.connection().session();
