@@ -160,6 +160,9 @@ class HostileConfigurationTest {
             for (Path file : files) {
                 namesFile |= message.startsWith(file.toAbsolutePath().normalize().toString()) || message.startsWith(file.toString());
             }
+            // a file attribute edited to another path (virtualHost@file="../../etc/passwd") makes that path the file
+            // at fault: an absolute path then ':' names it
+            namesFile |= message.matches("(?s)/[^:\\n]+:.*");
             if (namesFile) {
                 refused++;
             } else {
