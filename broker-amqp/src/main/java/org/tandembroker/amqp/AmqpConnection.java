@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
 import org.apache.qpid.proton.amqp.Symbol;
 import org.apache.qpid.proton.amqp.transaction.Coordinator;
 import org.apache.qpid.proton.amqp.transport.AmqpError;
@@ -51,6 +52,7 @@ final class AmqpConnection implements ProtonEventListener, ClientConnection {
     private final String remoteAddress;
     private final boolean withinConnectionLimit;
     private final Runnable onOpened;
+    private final BooleanSupplier writable;
     private final ConnectionTransactions transactions = new ConnectionTransactions();
     private final Map<Link, AmqpLink> links = new HashMap<>();
     private final MessageMetadataDecoder metadataDecoder;
@@ -65,13 +67,14 @@ final class AmqpConnection implements ProtonEventListener, ClientConnection {
     private boolean ended;
 
     AmqpConnection(FrontEndResources resources, ConnectionExecutor executor, Connection protonConnection,
-                   String remoteAddress, boolean withinConnectionLimit, Runnable onOpened) {
+                   String remoteAddress, boolean withinConnectionLimit, Runnable onOpened, BooleanSupplier writable) {
         this.resources = resources;
         this.executor = executor;
         this.protonConnection = protonConnection;
         this.remoteAddress = remoteAddress;
         this.withinConnectionLimit = withinConnectionLimit;
         this.onOpened = onOpened;
+        this.writable = writable;
         MessageSections sections = new MessageSections();
         this.metadataDecoder = new MessageMetadataDecoder(sections);
         this.redeliveryHeader = new RedeliveryHeader(sections);
@@ -93,6 +96,21 @@ final class AmqpConnection implements ProtonEventListener, ClientConnection {
 
     ConnectionLimits limits() {
         return resources.limits();
+    }
+
+    /**
+     * Whether the socket takes more output now (Netty's writability: the bytes queued for the socket are below
+     * the channel's high water mark). Links pull no more deliveries from the core while it is false.
+     */
+    boolean writable() {
+        return writable.getAsBoolean();
+    }
+
+    /** The socket takes output again: every link may resume pulling deliveries. */
+    void onWritable() {
+        for (AmqpLink link : List.copyOf(links.values())) {
+            link.onWritable();
+        }
     }
 
     ConnectionTransactions transactions() {
@@ -154,6 +172,11 @@ final class AmqpConnection implements ProtonEventListener, ClientConnection {
 
     @Override
     public void onConnectionRemoteOpen(Connection connection) {
+        if (protonConnection.getLocalState() == EndpointState.CLOSED) {
+            // already closed by us (a bad frame that followed the open in the same read): opening now would
+            // re-open the connection and the close frame would never be sent
+            return;
+        }
         protonConnection.setContainer(CONTAINER_ID);
         if (user == null) {
             refuse(ErrorConditions.condition(AmqpError.UNAUTHORIZED_ACCESS, "not authenticated"), "not authenticated");
@@ -290,6 +313,12 @@ final class AmqpConnection implements ProtonEventListener, ClientConnection {
     @Override
     public void onLinkRemoteOpen(Link link) {
         if (virtualHost == null || protonConnection.getLocalState() != EndpointState.ACTIVE) {
+            return;
+        }
+        if (link == null) {
+            // Proton raised the event for an attach it could not tie to a link (seen with fuzzed attaches)
+            close(ErrorConditions.condition(AmqpError.INVALID_FIELD, "an attach that matches no link"),
+                    "protocol error: an attach that matches no link");
             return;
         }
         AmqpLink amqpLink;

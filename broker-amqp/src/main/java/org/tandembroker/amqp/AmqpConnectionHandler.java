@@ -4,9 +4,9 @@ import java.io.IOException;
 import java.net.SocketAddress;
 import java.nio.ByteBuffer;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
-import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import org.apache.qpid.proton.amqp.transport.AmqpError;
@@ -15,6 +15,7 @@ import org.apache.qpid.proton.engine.Connection;
 import org.apache.qpid.proton.engine.Sasl;
 import org.apache.qpid.proton.engine.Transport;
 import org.apache.qpid.proton.engine.TransportException;
+import org.apache.qpid.proton.engine.impl.TransportImpl;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.tandembroker.core.oplog.LogCode;
@@ -27,6 +28,11 @@ import org.tandembroker.core.oplog.LogCode;
  * <p>Buffers: a {@link ByteBuf} read from the pipeline is copied into Proton's input buffer and released here;
  * output is copied from Proton's output buffer into new buffers whose ownership passes to the channel on write.
  *
+ * <p>Back-pressure: output is written only while the channel is writable (its outbound bytes below Netty's high
+ * water mark); the rest waits in Proton, and links pull no more deliveries from the core
+ * ({@link AmqpConnection#writable()}), so a client that does not read its socket holds at most a water mark of
+ * bytes here and a window of deliveries per link. {@link #channelWritabilityChanged} resumes both.
+ *
  * <p>Errors: anything thrown while handling this connection is logged once (CON-1005) and closes this
  * connection only, with {@code amqp:internal-error} when a close frame can still be sent.
  *
@@ -38,6 +44,10 @@ final class AmqpConnectionHandler extends ChannelInboundHandlerAdapter
     private static final Logger LOG = LoggerFactory.getLogger(AmqpConnectionHandler.class);
     /** Sessions per connection; Proton negotiates the smaller of this and the peer's channel-max. */
     private static final int CHANNEL_MAX = 1023;
+    /** Output is copied to the socket in pieces of at most this, so that writability is checked between them. */
+    private static final int OUTPUT_CHUNK = 64 * 1024;
+    /** How long a refused or closed connection waits for the client to close its side (see closeAfterFlush). */
+    static final long CLOSE_LINGER_MILLIS = 2_000;
 
     private final FrontEndResources resources;
     private final Transport transport = Transport.Factory.create();
@@ -72,6 +82,7 @@ final class AmqpConnectionHandler extends ChannelInboundHandlerAdapter
         transport.setChannelMax(CHANNEL_MAX);
         transport.setIdleTimeout((int) Math.min(Integer.MAX_VALUE, resources.limits().idleTimeout().toMillis()));
         transport.setEmitFlowEventOnSend(false);
+        ((TransportImpl) transport).setProtocolTracer(new IncomingFrameGuard());
         Sasl sasl = transport.sasl();
         sasl.server();
         sasl.allowSkip(false);
@@ -82,7 +93,7 @@ final class AmqpConnectionHandler extends ChannelInboundHandlerAdapter
         protonConnection.collect(collector);
         transport.bind(protonConnection);
         connection = new AmqpConnection(resources, this, protonConnection, String.valueOf(remote), withinLimit,
-                () -> ticker.restart());
+                () -> ticker.restart(), ctx.channel()::isWritable);
         dispatcher = new ProtonEventDispatcher(collector, connection);
         ticker = new IdleTimeoutTicker(transport, ctx.executor(), this::pump);
         ticker.start();
@@ -128,13 +139,19 @@ final class AmqpConnectionHandler extends ChannelInboundHandlerAdapter
             tail.position(slice.position());
             try {
                 transport.process();
+            } catch (IncomingFrameGuard.Refused e) {
+                resources.log().log(LogCode.CON_1005, connection.describe(), e.getMessage());
+                inputClosed = true;
+                connection.close(e.condition(), "protocol error: " + e.getMessage());
+                return;
             } catch (TransportException e) {
                 // an error in the SASL layer; AMQP-layer errors arrive as TRANSPORT_ERROR events instead
                 resources.log().log(LogCode.CON_1005, connection.describe(), e.getMessage());
                 inputClosed = true;
                 return;
-            } catch (RuntimeException e) {
-                // Proton lets some decoding failures escape (e.g. a truncated list): the peer's bytes are malformed
+            } catch (RuntimeException | StackOverflowError e) {
+                // Proton lets some decoding failures escape (e.g. a truncated list; values nested so deep that its
+                // recursive decoder runs out of stack): the peer's bytes are malformed
                 resources.log().log(LogCode.CON_1005, connection.describe(), "undecodable frame: " + e);
                 inputClosed = true;
                 connection.close(ErrorConditions.condition(AmqpError.DECODE_ERROR, "undecodable frame: " + e),
@@ -153,8 +170,8 @@ final class AmqpConnectionHandler extends ChannelInboundHandlerAdapter
         try {
             dispatcher.dispatchAll();
             flushOutput();
-        } catch (RuntimeException e) {
-            fail(e);
+        } catch (RuntimeException | StackOverflowError e) {
+            fail(e); // a stack overflow here comes from decoding a client's deeply nested message sections
         }
     }
 
@@ -169,8 +186,9 @@ final class AmqpConnectionHandler extends ChannelInboundHandlerAdapter
         }
         boolean wrote = false;
         int pending;
-        while ((pending = transport.pending()) > 0) {
-            ctx.write(takeOutput(Integer.MAX_VALUE));
+        // While the socket is unwritable the rest stays in Proton; channelWritabilityChanged resumes
+        while ((pending = transport.pending()) > 0 && ctx.channel().isWritable()) {
+            ctx.write(takeOutput(OUTPUT_CHUNK));
             wrote = true;
         }
         if (wrote) {
@@ -197,10 +215,25 @@ final class AmqpConnectionHandler extends ChannelInboundHandlerAdapter
         return out;
     }
 
+    /**
+     * Ends the connection after our last bytes (a close frame, a SASL outcome). The socket is not closed at once:
+     * closing a socket that still has unread input makes TCP send a reset, which can destroy our close frame before
+     * the client reads it (a client that was still sending when it was refused would never learn why). As the
+     * spec suggests, we keep reading (and discarding) until the client closes its side, or at most
+     * {@link #CLOSE_LINGER_MILLIS}.
+     */
     private void closeAfterFlush() {
         if (!closing) {
             closing = true;
-            ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
+            inputClosed = true;
+            ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(written -> {
+                if (!written.isSuccess()) {
+                    ctx.close();
+                }
+            });
+            ctx.executor().schedule(() -> {
+                ctx.close();
+            }, CLOSE_LINGER_MILLIS, TimeUnit.MILLISECONDS);
         }
     }
 
@@ -299,6 +332,26 @@ final class AmqpConnectionHandler extends ChannelInboundHandlerAdapter
 
     boolean isOpen() {
         return !ended;
+    }
+
+    // ---- socket writability
+
+    /**
+     * The socket's outbound buffer crossed a water mark. Back below the low mark: write what Proton holds and let
+     * the links pull deliveries again. (Above the high mark {@link #flushOutput} and the links simply stop.)
+     */
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+        if (ctx.channel().isWritable() && !ended && connection != null) {
+            try {
+                connection.onWritable();
+            } catch (RuntimeException e) {
+                fail(e);
+                return;
+            }
+            pump();
+        }
+        ctx.fireChannelWritabilityChanged();
     }
 
     // ---- socket end

@@ -31,16 +31,21 @@ import org.tandembroker.core.txn.LocalTransaction;
  * for a dynamic source), fed by the client's credit, and the client's outcomes passed back to each core
  * {@link Delivery}.
  *
- * <p>Credit: the core is given, in total, the credit the client granted; after each flow frame the difference
- * {@code sender.getCredit() + sent - creditGivenToCore} is added, so messages already on their way from the
- * queue are never counted twice. A drain request is passed on, and the core's {@code drained()} answer spends the
- * rest of the client's credit ({@code sender.drained()}).
+ * <p>Credit: the core is given the credit the client granted, {@code sender.getCredit() + sent - creditGivenToCore}
+ * (so messages already on their way from the queue are never counted twice), but at most {@link #CORE_WINDOW}
+ * ahead of what was sent, and nothing while the socket is unwritable: a client with a prefetch of 10,000 that
+ * stops reading holds a window of deliveries in the broker, not its whole prefetch. The window is topped up as
+ * deliveries are sent and when the socket becomes writable again. A drain request first passes on all of the
+ * client's credit (a drain must not end while credit and messages remain), and the core's {@code drained()}
+ * answer spends the rest of it ({@code sender.drained()}).
  *
  * <p>Thread: the connection's event loop owns every field. The {@link ConsumerTarget} methods are called on
  * queue threads and only hand their work to the event loop.
  */
 final class OutgoingLink implements AmqpLink, ConsumerTarget {
     private static final Logger LOG = LoggerFactory.getLogger(OutgoingLink.class);
+    /** Deliveries the core may hand over ahead of what was sent to the client. */
+    static final int CORE_WINDOW = 256;
     private static final Symbol[] OUTCOMES = {Accepted.DESCRIPTOR_SYMBOL, Rejected.DESCRIPTOR_SYMBOL,
             Released.DESCRIPTOR_SYMBOL, Modified.DESCRIPTOR_SYMBOL};
 
@@ -132,14 +137,34 @@ final class OutgoingLink implements AmqpLink, ConsumerTarget {
         if (closed || subscription == null) {
             return;
         }
-        int more = sender.getCredit() + sent - creditGivenToCore;
+        boolean drain = sender.getDrain() && sender.getCredit() > 0 && !drainRequested;
+        topUpCoreCredit(drain);
+        if (drain) {
+            drainRequested = true;
+            subscription.drain();
+        }
+    }
+
+    @Override
+    public void onWritable() {
+        if (!closed && subscription != null) {
+            topUpCoreCredit(false);
+        }
+    }
+
+    /** Passes the client's credit on to the core, within the window unless {@code all} (a drain). */
+    private void topUpCoreCredit(boolean all) {
+        int owed = sender.getCredit() + sent - creditGivenToCore;
+        int more = owed;
+        if (!all) {
+            if (!connection.writable()) {
+                return;
+            }
+            more = Math.min(owed, CORE_WINDOW - (creditGivenToCore - sent));
+        }
         if (more > 0) {
             creditGivenToCore += more;
             subscription.addCredit(more);
-        }
-        if (sender.getDrain() && sender.getCredit() > 0 && !drainRequested) {
-            drainRequested = true;
-            subscription.drain();
         }
     }
 
@@ -194,6 +219,9 @@ final class OutgoingLink implements AmqpLink, ConsumerTarget {
             transfer.settle();
         } else {
             transfer.setContext(delivery);
+        }
+        if (subscription != null && creditGivenToCore - sent <= CORE_WINDOW / 2) {
+            topUpCoreCredit(false);
         }
     }
 
