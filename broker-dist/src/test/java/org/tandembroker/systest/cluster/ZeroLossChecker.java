@@ -109,6 +109,11 @@ public final class ZeroLossChecker {
         }
     }
 
+    /** Whether a consumer got {@code producer}'s message {@code sequence} at least once. */
+    public synchronized boolean wasReceived(String producer, long sequence) {
+        return receipts.getOrDefault(producer, Map.of()).containsKey(sequence);
+    }
+
     /** A consumer got a message without the producer and sequence properties. */
     public synchronized void receivedUnidentified(String consumer, String description) {
         receivedCount++;

@@ -1,0 +1,56 @@
+package org.tandembroker.systest.chaos;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.ThreadLocalRandom;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
+import org.tandembroker.systest.cluster.ContainerEnvironment;
+
+/**
+ * The chaos soak ({@link ChaosSoak}) in two profiles:
+ * <ul>
+ *   <li>in {@code mvn verify}: a short run of a three-node group with fixed seeds, about three minutes;</li>
+ *   <li>for releases: {@code bin/chaos --duration 30m} (system properties {@code chaos.duration},
+ *       {@code chaos.topology}, {@code chaos.durability}, {@code chaos.seed}, {@code chaos.faults}), a long run
+ *       with a random seed unless one is given.</li>
+ * </ul>
+ * Reports go to {@code target/chaos/}.
+ */
+class ChaosSoakIT {
+    private static final Path REPORTS = Path.of(System.getProperty("basedir", ".")).resolve("target/chaos");
+
+    @BeforeAll
+    static void requireDocker() {
+        ContainerEnvironment.requireDocker();
+    }
+
+    @Test
+    void aThreeNodeGroupUnderSeededRandomFaultsLosesNoConfirmedMessageAndItsNodesConverge() {
+        ChaosResult result = new ChaosSoak(new ChaosOptions(ChaosTopology.THREE_NODES, null, 20261124L,
+                Duration.ofSeconds(75), 4, REPORTS)).run();
+
+        assertThat(result.failures()).as(result.describe()).isEmpty();
+        assertThat(result.steps()).isGreaterThan(0);
+        assertThat(result.confirmed()).isPositive();
+        assertThat(result.lost()).isZero();
+        assertThat(result.digests()).hasSize(3);
+    }
+
+    @Test
+    @EnabledIfSystemProperty(named = "chaos.duration", matches = ".+")
+    void releaseSoak() {
+        long seed = Long.getLong("chaos.seed", ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE / 2));
+        String durability = System.getProperty("chaos.durability", "default");
+        ChaosOptions options = new ChaosOptions(ChaosTopology.parse(System.getProperty("chaos.topology", "three")),
+                durability, seed, ChaosOptions.parseDuration(System.getProperty("chaos.duration")),
+                Integer.getInteger("chaos.faults", 100_000), REPORTS);
+
+        ChaosResult result = new ChaosSoak(options).run();
+
+        assertThat(result.failures()).as(result.describe()).isEmpty();
+    }
+}
