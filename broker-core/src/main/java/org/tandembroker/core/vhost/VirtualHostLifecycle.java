@@ -147,6 +147,18 @@ final class VirtualHostLifecycle {
                     recoverAndActivate(source);
                     firstRole.complete(VirtualHostState.ACTIVE);
                 } catch (RuntimeException e) {
+                    Optional<BrokerException> notActive = notActive(e);
+                    if (notActive.isPresent()) {
+                        // The store stopped being active while this host recovered (a new master whose quorum
+                        // went before its first commits): not a failure. The store says becamePassive next and
+                        // becameActive again when it may serve; until then the host stays passive.
+                        String reason = "activation interrupted: " + notActive.get().getMessage();
+                        LOG.warn("Virtual host '{}': {}", name(), reason);
+                        clearState(reason);
+                        status.passive(reason);
+                        firstRole.complete(VirtualHostState.PASSIVE);
+                        return;
+                    }
                     LOG.error("Activation of virtual host '{}' failed", name(), e);
                     clearState("activation failed: " + e.getMessage());
                     firstRole.completeExceptionally(e);
@@ -204,6 +216,19 @@ final class VirtualHostLifecycle {
         if (!loadedAll) {
             loader.loadRest();
         }
+    }
+
+    /** The store's "not active" refusal behind {@code failure} (possibly wrapped by a future), if that is what it is. */
+    private static Optional<BrokerException> notActive(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            if (t instanceof BrokerException b && b.kind() == ErrorKind.NOT_ACTIVE) {
+                return Optional.of(b);
+            }
+            if (t.getCause() == t) {
+                break;
+            }
+        }
+        return Optional.empty();
     }
 
     /** A step of background loading; dropped when the host has stopped (the loading was cancelled before). */
