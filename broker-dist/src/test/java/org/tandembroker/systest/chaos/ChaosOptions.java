@@ -12,7 +12,8 @@ import java.util.Objects;
  * @param topology        the group
  * @param durability      the store's durability triplet, or null for the default ({@code NO_SYNC,NO_SYNC,SIMPLE_MAJORITY})
  * @param seed            the fault plan's seed (printed; replay with {@code --seed})
- * @param duration        no new fault step starts after this much time
+ * @param duration        the fault phase: no new fault step starts after this much time from the first (the
+ *                        group's start-up before it and the final checks after it come on top)
  * @param maxFaults       at most this many steps
  * @param reportDirectory where the report file goes
  */

@@ -106,7 +106,7 @@ public final class ChaosSoak {
             awaitProgress(50, "the workload to start");
             FaultPlan plan = FaultPlan.draw(options.seed(), options.maxFaults(), minimumHoldSeconds(), true);
             LOG.info("chaos plan (seed {}): {}", options.seed(), plan.steps());
-            long deadline = startedNanos + options.duration().toNanos();
+            long deadline = System.nanoTime() + options.duration().toNanos(); // the fault phase, after start-up
             for (FaultPlan.Step step : plan.steps()) {
                 if (System.nanoTime() > deadline) {
                     break;
