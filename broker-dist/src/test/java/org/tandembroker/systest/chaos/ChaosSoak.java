@@ -17,7 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Random;
+import java.util.SplittableRandom;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -297,7 +297,7 @@ public final class ChaosSoak {
             return Optional.empty();
         }
         // The choice among replicas comes from the seed too, through the node count only.
-        return Optional.of(replicas.get(new Random(options.seed() + stepsRun).nextInt(replicas.size())));
+        return Optional.of(replicas.get(new SplittableRandom(options.seed() + stepsRun).nextInt(replicas.size())));
     }
 
     /** The node serving clients now, if exactly one does. */

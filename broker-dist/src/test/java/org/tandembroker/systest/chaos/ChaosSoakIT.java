@@ -32,7 +32,7 @@ class ChaosSoakIT {
 
     @Test
     void aThreeNodeGroupUnderSeededRandomFaultsLosesNoConfirmedMessageAndItsNodesConverge() {
-        ChaosResult result = new ChaosSoak(new ChaosOptions(ChaosTopology.THREE_NODES, null, 20261124L,
+        ChaosResult result = new ChaosSoak(new ChaosOptions(ChaosTopology.THREE_NODES, null, 20261125L,
                 Duration.ofSeconds(60), 4, REPORTS)).run();
 
         assertThat(result.failures()).as(result.describe()).isEmpty();
