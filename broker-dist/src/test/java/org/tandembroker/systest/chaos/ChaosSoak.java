@@ -58,6 +58,7 @@ public final class ChaosSoak {
     /** The durability policy under which a confirmed message may be lost (docs/ha.md, docs/reliability.md). */
     static final String LOSSY_DURABILITY = "NO_SYNC,NO_SYNC,NONE";
     private static final int VOLUME_MEGABYTES = 256;
+    static final String STOPPED = "the soak stopped: ";
 
     private final ChaosOptions options;
     private final ChaosLedger ledger = new ChaosLedger();
@@ -117,7 +118,7 @@ public final class ChaosSoak {
             finish(digests, failures);
         } catch (AssertionError | RuntimeException e) {
             LOG.error("chaos soak stopped: {}", e.toString(), e);
-            failures.add("the soak stopped: " + firstLines(e));
+            failures.add(STOPPED + firstLines(e));
             stopWorkload();
         } finally {
             close();
@@ -328,7 +329,7 @@ public final class ChaosSoak {
         if (options.topology().operator) {
             if (designated != null) {
                 for (BrokerNode other : cluster.others(designated)) {
-                    other.awaitCaughtUpWith(designated, RECOVERY);
+                    awaitCaughtUp(other, designated);
                 }
                 HaAdminRun undesignate = haAdmin(designated, "undesignate-primary", designated.name());
                 if (undesignate.exitCode() != 0) {
@@ -407,7 +408,7 @@ public final class ChaosSoak {
         producers.forEach(ChaosProducer::stop);
         BrokerNode master = cluster.awaitSingleActiveNode(RECOVERY);
         for (BrokerNode other : cluster.others(master)) {
-            other.awaitCaughtUpWith(master, RECOVERY);
+            awaitCaughtUp(other, master);
         }
         event("every replica caught up with " + master.name() + "; stopping the group for the consistency check");
         inParallel(cluster.nodes(), BrokerNode::stop);
@@ -442,6 +443,19 @@ public final class ChaosSoak {
         });
         LOG.info("drained {} more messages", receivedTotal() - received);
         consumers.forEach(ChaosConsumer::stop);
+    }
+
+    /** JE's DbPing fails while a node restarts its environment (connection refused): ask again until the deadline. */
+    private void awaitCaughtUp(BrokerNode replica, BrokerNode master) {
+        awaitCondition(replica.name() + " caught up with " + master.name(), () -> {
+            try {
+                replica.awaitCaughtUpWith(master, Duration.ofSeconds(30));
+                return true;
+            } catch (AssertionError | RuntimeException e) {
+                LOG.info("{} not caught up with {} yet: {}", replica.name(), master.name(), e.getMessage());
+                return false;
+            }
+        });
     }
 
     private static void inParallel(List<BrokerNode> nodes, java.util.function.Consumer<BrokerNode> action) {
