@@ -20,6 +20,8 @@ import java.util.Optional;
  * @param defaultVirtualHost     the virtual host a connection gets when its open.hostname names none
  * @param management             JMX, metrics and the disk watermark ({@link ManagementConfig#OFF} when the file
  *                               has no {@code <management>})
+ * @param security               the permissions file, the PLAIN policy and the failure delays
+ *                               ({@link SecurityConfig#DEFAULTS} when not given)
  */
 public record BrokerConfig(Path sourceFile,
                            List<ListenerConfig> listeners,
@@ -30,12 +32,22 @@ public record BrokerConfig(Path sourceFile,
                            long messageMemoryBudget,
                            List<VirtualHostConfig> virtualHosts,
                            String defaultVirtualHost,
-                           ManagementConfig management) {
+                           ManagementConfig management,
+                           SecurityConfig security) {
 
     public BrokerConfig {
         listeners = List.copyOf(listeners);
         virtualHosts = List.copyOf(virtualHosts);
         management = management == null ? ManagementConfig.OFF : management;
+        security = security == null ? SecurityConfig.DEFAULTS : security;
+    }
+
+    /** A configuration with the default security settings. */
+    public BrokerConfig(Path sourceFile, List<ListenerConfig> listeners, String advertisedClientAddress,
+                        Path usersFile, boolean anonymousEnabled, ConnectionLimits limits, long messageMemoryBudget,
+                        List<VirtualHostConfig> virtualHosts, String defaultVirtualHost, ManagementConfig management) {
+        this(sourceFile, listeners, advertisedClientAddress, usersFile, anonymousEnabled, limits, messageMemoryBudget,
+                virtualHosts, defaultVirtualHost, management, SecurityConfig.DEFAULTS);
     }
 
     /** A configuration without management (JMX, metrics and the disk watermark off). */

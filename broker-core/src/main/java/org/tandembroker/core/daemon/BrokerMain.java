@@ -73,6 +73,7 @@ public final class BrokerMain {
             broker.close();
             stopped.countDown();
         }, "shutdown"));
+        reloadPermissionsOnSighup(broker);
         System.out.println("Tandem broker ready; work directory " + work);
         for (String address : broker.boundAddresses()) {
             System.out.println("  listening on " + address);
@@ -81,6 +82,17 @@ public final class BrokerMain {
             stopped.await();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        }
+    }
+
+    /** {@code kill -HUP <pid>} re-reads the permissions file (the JMX operation reloadPermissions does the same). */
+    @SuppressWarnings("restriction")
+    private static void reloadPermissionsOnSighup(Broker broker) {
+        try {
+            sun.misc.Signal.handle(new sun.misc.Signal("HUP"), signal -> broker.accessControl().reload());
+        } catch (IllegalArgumentException | UnsupportedOperationException e) {
+            System.err.println("tandem: SIGHUP cannot reload the permissions file on this platform (" + e.getMessage()
+                    + "); use the JMX operation reloadPermissions");
         }
     }
 

@@ -4,7 +4,9 @@ import java.nio.file.Path;
 import java.util.List;
 import org.tandembroker.core.config.BrokerConfig;
 import org.tandembroker.core.oplog.OperationalLog;
+import org.tandembroker.core.security.AccessControl;
 import org.tandembroker.core.security.Authenticator;
+import org.tandembroker.core.security.SecurityStatistics;
 import org.tandembroker.core.vhost.ManagedVirtualHost;
 
 /**
@@ -16,10 +18,19 @@ import org.tandembroker.core.vhost.ManagedVirtualHost;
  *                       through {@link ManagedVirtualHost#store()})
  * @param authenticator  checks operators' credentials against the broker's users
  * @param operationalLog operator-facing log
+ * @param accessControl  the client permissions in force (reloadable by operators) and the security counters
  */
 public record ManagementContext(BrokerConfig config, Path workDirectory, List<ManagedVirtualHost> virtualHosts,
-                                Authenticator authenticator, OperationalLog operationalLog) {
+                                Authenticator authenticator, OperationalLog operationalLog,
+                                AccessControl accessControl) {
     public ManagementContext {
         virtualHosts = List.copyOf(virtualHosts);
+    }
+
+    /** A context without a permissions file. */
+    public ManagementContext(BrokerConfig config, Path workDirectory, List<ManagedVirtualHost> virtualHosts,
+                             Authenticator authenticator, OperationalLog operationalLog) {
+        this(config, workDirectory, virtualHosts, authenticator, operationalLog,
+                AccessControl.unrestricted(operationalLog, new SecurityStatistics(), "no permissions file given"));
     }
 }
