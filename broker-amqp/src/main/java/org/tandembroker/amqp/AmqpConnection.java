@@ -23,6 +23,8 @@ import org.tandembroker.core.ErrorKind;
 import org.tandembroker.core.config.ConnectionLimits;
 import org.tandembroker.core.oplog.LogCode;
 import org.tandembroker.core.oplog.OperationalLog;
+import org.tandembroker.core.security.ClientAccess;
+import org.tandembroker.core.security.SecurityStatistics;
 import org.tandembroker.core.vhost.Admission;
 import org.tandembroker.core.vhost.ClientConnection;
 import org.tandembroker.core.vhost.ConnectionRegistration;
@@ -54,6 +56,7 @@ final class AmqpConnection implements ProtonEventListener, ClientConnection {
     private final RedeliveryHeader redeliveryHeader;
 
     private volatile String user;
+    private ClientAccess access = ClientAccess.UNRESTRICTED;
     private VirtualHost virtualHost;
     private ConnectionRegistration registration;
     private String closeReason;
@@ -74,6 +77,12 @@ final class AmqpConnection implements ProtonEventListener, ClientConnection {
 
     void authenticated(String authenticatedUser) {
         this.user = authenticatedUser;
+        this.access = resources.accessControl().forClient(authenticatedUser, describe());
+    }
+
+    /** What this connection's user may do (its permissions). */
+    ClientAccess access() {
+        return access;
     }
 
     // ---- what links use
@@ -153,12 +162,14 @@ final class AmqpConnection implements ProtonEventListener, ClientConnection {
         Optional<VirtualHost> found = resources.virtualHosts().find(requested);
         if (found.isEmpty()) {
             String text = "virtual host '" + requested + "' does not exist on this broker";
+            resources.statistics().connectionRefused(SecurityStatistics.RefusalReason.UNKNOWN_VIRTUAL_HOST);
             refuse(ErrorConditions.condition(AmqpError.NOT_FOUND, text), text);
             return;
         }
         VirtualHost host = found.get();
         if (!withinConnectionLimit) {
             String text = "too many connections: this broker accepts at most " + limits().maxConnections();
+            resources.statistics().connectionRefused(SecurityStatistics.RefusalReason.CONNECTION_LIMIT);
             refuse(ErrorConditions.of(ErrorKind.RESOURCE_LIMIT_EXCEEDED, text), text);
             return;
         }
@@ -171,6 +182,7 @@ final class AmqpConnection implements ProtonEventListener, ClientConnection {
             resources.log().log(LogCode.CON_1001, describe(), host.name(), user);
             onOpened.run();
         } else if (admission instanceof Admission.Refused refused) {
+            resources.statistics().connectionRefused(SecurityStatistics.RefusalReason.NOT_ACTIVE);
             refuse(refusalCondition(host, refused), refused.description()
                     + (refused.redirectAddress() == null ? "" : " (redirected to " + refused.redirectAddress() + ")"));
         }

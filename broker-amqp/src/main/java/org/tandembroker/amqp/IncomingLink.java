@@ -23,6 +23,8 @@ import org.tandembroker.core.BrokerException;
 import org.tandembroker.core.ErrorKind;
 import org.tandembroker.core.message.IncomingMessage;
 import org.tandembroker.core.message.MessageMetadata;
+import org.tandembroker.core.security.ClientAccess;
+import org.tandembroker.core.security.Permission;
 import org.tandembroker.core.txn.LocalTransaction;
 import org.tandembroker.core.vhost.Destination;
 
@@ -58,6 +60,10 @@ final class IncomingLink implements AmqpLink {
     private final ArrayDeque<PendingPublish> awaitingDestination = new ArrayDeque<>();
 
     private CompletableFuture<Destination> fixedDestination;
+    /** The fixed target's address when the client's permissions apply to it (not its own temporary queue). */
+    private String checkedAddress;
+    /** The permissions' version that allowed sending to {@code checkedAddress}. */
+    private long checkedVersion;
     private int inFlight;
     private boolean closed;
 
@@ -80,12 +86,15 @@ final class IncomingLink implements AmqpLink {
         }
         CompletableFuture<Resolved> resolved;
         if (target.getDynamic()) {
+            // the client's own temporary queue: no permission needed to send to it
             resolved = connection.virtualHost().createTemporaryQueue(connection)
-                    .thenCompose(address -> resolve(target, address));
+                    .thenCompose(address -> resolve(target, address, ClientAccess.UNRESTRICTED));
         } else if (target.getAddress() == null) {
             resolved = CompletableFuture.completedFuture(new Resolved(target, null)); // anonymous relay
         } else {
-            resolved = resolve(target, target.getAddress());
+            checkedAddress = target.getAddress();
+            checkedVersion = connection.access().version();
+            resolved = resolve(target, target.getAddress(), connection.access());
         }
         resolved.whenComplete((result, failure) -> connection.executor().execute(() -> {
             if (closed) {
@@ -106,8 +115,8 @@ final class IncomingLink implements AmqpLink {
     private record Resolved(Target localTarget, Destination destination) {
     }
 
-    private CompletableFuture<Resolved> resolve(Target remote, String address) {
-        return connection.virtualHost().resolveDestination(address).thenApply(destination -> {
+    private CompletableFuture<Resolved> resolve(Target remote, String address, ClientAccess access) {
+        return connection.virtualHost().resolveDestination(address, access).thenApply(destination -> {
             Target local = (Target) remote.copy();
             local.setAddress(address);
             return new Resolved(local, destination);
@@ -189,7 +198,7 @@ final class IncomingLink implements AmqpLink {
             }
         }
         CompletableFuture<Destination> destination = fixedDestination != null
-                ? fixedDestination
+                ? checkedFixedDestination()
                 : relayDestination(metadata.to());
         inFlight++;
         PendingPublish publish = new PendingPublish(delivery, new IncomingMessage(metadata, content), preSettled,
@@ -202,14 +211,30 @@ final class IncomingLink implements AmqpLink {
         }
     }
 
+    /** The fixed destination, checked again when the permissions were reloaded since the attach. */
+    private CompletableFuture<Destination> checkedFixedDestination() {
+        ClientAccess access = connection.access();
+        if (checkedAddress != null && access.version() != checkedVersion) {
+            if (!access.allows(Permission.SEND, checkedAddress)) {
+                return CompletableFuture.failedFuture(access.denial(Permission.SEND, checkedAddress));
+            }
+            checkedVersion = access.version();
+        }
+        return fixedDestination;
+    }
+
     private CompletableFuture<Destination> relayDestination(String to) {
         if (to == null) {
             return CompletableFuture.failedFuture(new BrokerException(ErrorKind.NOT_FOUND,
                     "a message on the anonymous relay needs a 'to' address"));
         }
+        ClientAccess access = connection.access();
+        if (!access.allows(Permission.SEND, to)) {
+            return CompletableFuture.failedFuture(access.denial(Permission.SEND, to));
+        }
         CompletableFuture<Destination> cached = relayDestinations.get(to);
         if (cached == null || cached.isCompletedExceptionally()) {
-            cached = connection.virtualHost().resolveDestination(to);
+            cached = connection.virtualHost().resolveDestination(to, access);
             relayDestinations.put(to, cached);
         }
         return cached;
@@ -239,6 +264,11 @@ final class IncomingLink implements AmqpLink {
         if (failure != null && ErrorConditions.isNodeInactive(failure)) {
             connection.closeBecauseNodeInactive(failure); // left unsettled: a failover client sends it again
             return;
+        }
+        if (failure != null && publish.txnId() != null
+                && BrokerException.from(failure).kind() == ErrorKind.UNAUTHORIZED_ACCESS) {
+            // a denied transactional publish fails the whole transaction: its commit rolls back
+            connection.transactions().markRollbackOnly(publish.txnId(), BrokerException.from(failure).getMessage());
         }
         Outcome outcome = failure == null ? Accepted.getInstance() : rejected(ErrorConditions.of(failure));
         settle(publish.delivery(), publish.preSettled(), publish.txnId(), outcome);
