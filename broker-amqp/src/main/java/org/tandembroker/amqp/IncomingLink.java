@@ -200,6 +200,10 @@ final class IncomingLink implements AmqpLink {
         CompletableFuture<Destination> destination = fixedDestination != null
                 ? checkedFixedDestination()
                 : relayDestination(metadata.to());
+        if (txnId != null && destination.isCompletedExceptionally()) {
+            // decided now, before a discharge that may already be in this read can commit
+            markRollbackOnlyIfDenied(txnId, destination.handle((d, e) -> e).join());
+        }
         inFlight++;
         PendingPublish publish = new PendingPublish(delivery, new IncomingMessage(metadata, content), preSettled,
                 txnId, transaction, destination);
@@ -265,14 +269,20 @@ final class IncomingLink implements AmqpLink {
             connection.closeBecauseNodeInactive(failure); // left unsettled: a failover client sends it again
             return;
         }
-        if (failure != null && publish.txnId() != null
-                && BrokerException.from(failure).kind() == ErrorKind.UNAUTHORIZED_ACCESS) {
-            // a denied transactional publish fails the whole transaction: its commit rolls back
-            connection.transactions().markRollbackOnly(publish.txnId(), BrokerException.from(failure).getMessage());
+        if (failure != null && publish.txnId() != null) {
+            markRollbackOnlyIfDenied(publish.txnId(), failure);
         }
         Outcome outcome = failure == null ? Accepted.getInstance() : rejected(ErrorConditions.of(failure));
         settle(publish.delivery(), publish.preSettled(), publish.txnId(), outcome);
         topUpCredit();
+    }
+
+    /** A denied transactional publish fails the whole transaction: its commit rolls back. */
+    private void markRollbackOnlyIfDenied(Binary txnId, Throwable failure) {
+        BrokerException e = BrokerException.from(failure);
+        if (e.kind() == ErrorKind.UNAUTHORIZED_ACCESS) {
+            connection.transactions().markRollbackOnly(txnId, e.getMessage());
+        }
     }
 
     private static Rejected rejected(ErrorCondition condition) {
