@@ -26,9 +26,10 @@ import org.tandembroker.core.security.ScramMechanism;
  * waits as long as the {@code AuthenticationThrottle} says for the client's address, by scheduling, never blocking.
  * Passwords are never logged and are wiped once checked.
  *
- * <p>Thread: Proton calls the listener methods on the connection's event loop, which owns {@code exchange} and
- * {@code finished}; checks run on the front end's authentication executor; results come back through the
- * {@link ConnectionExecutor}.
+ * <p>Thread: Proton calls the listener methods on the connection's event loop, which owns {@code offered},
+ * {@code chosen} and {@code finished}; checks run on the front end's authentication executor; results come back
+ * through the {@link ConnectionExecutor}. {@code exchange} is set on the authentication executor before the
+ * challenge is handed to the event loop (the hand-off publishes it) and only read on the event loop after that.
  */
 final class SaslAuthenticatorBridge implements SaslListener {
     static final String ANONYMOUS_USER = "anonymous";

@@ -10,7 +10,9 @@ import org.tandembroker.core.config.BrokerConfig;
 import org.tandembroker.core.config.ConfigException;
 
 /**
- * Checks user names and passwords against a {@link UsersFile} read at startup.
+ * Checks user names and passwords against a {@link UsersFile} read at startup: PLAIN ({@link #authenticate}),
+ * SCRAM ({@link #startScram}, from the entry's SCRAM credentials) and certificate users ({@link
+ * #authenticateCertificate}, where the users file only adds its account checks).
  * <ul>
  *   <li>An unknown user costs the same hashing work as a known one (a dummy hash is checked), so timing does
  *   not tell which user names exist.</li>
