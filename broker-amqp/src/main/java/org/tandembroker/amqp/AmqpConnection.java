@@ -27,6 +27,8 @@ import org.tandembroker.core.ErrorKind;
 import org.tandembroker.core.config.ConnectionLimits;
 import org.tandembroker.core.oplog.LogCode;
 import org.tandembroker.core.oplog.OperationalLog;
+import org.tandembroker.core.security.ClientAccess;
+import org.tandembroker.core.security.SecurityStatistics;
 import org.tandembroker.core.vhost.Admission;
 import org.tandembroker.core.vhost.ClientConnection;
 import org.tandembroker.core.vhost.ConnectionRegistration;
@@ -61,6 +63,7 @@ final class AmqpConnection implements ProtonEventListener, ClientConnection {
     private final RedeliveryHeader redeliveryHeader;
 
     private volatile String user;
+    private ClientAccess access = ClientAccess.UNRESTRICTED;
     private VirtualHost virtualHost;
     private ConnectionRegistration registration;
     private String closeReason;
@@ -82,6 +85,12 @@ final class AmqpConnection implements ProtonEventListener, ClientConnection {
 
     void authenticated(String authenticatedUser) {
         this.user = authenticatedUser;
+        this.access = resources.accessControl().forClient(authenticatedUser, describe());
+    }
+
+    /** What this connection's user may do (its permissions). */
+    ClientAccess access() {
+        return access;
     }
 
     // ---- what links use
@@ -186,12 +195,14 @@ final class AmqpConnection implements ProtonEventListener, ClientConnection {
         Optional<VirtualHost> found = resources.virtualHosts().find(requested);
         if (found.isEmpty()) {
             String text = "virtual host '" + requested + "' does not exist on this broker";
+            resources.statistics().connectionRefused(SecurityStatistics.RefusalReason.UNKNOWN_VIRTUAL_HOST);
             refuse(ErrorConditions.condition(AmqpError.NOT_FOUND, text), text);
             return;
         }
         VirtualHost host = found.get();
         if (!withinConnectionLimit) {
             String text = "too many connections: this broker accepts at most " + limits().maxConnections();
+            resources.statistics().connectionRefused(SecurityStatistics.RefusalReason.CONNECTION_LIMIT);
             refuse(ErrorConditions.of(ErrorKind.RESOURCE_LIMIT_EXCEEDED, text), text);
             return;
         }
@@ -232,6 +243,7 @@ final class AmqpConnection implements ProtonEventListener, ClientConnection {
             onOpened.run();
             openWhatArrivedMeanwhile();
         } else if (admission instanceof Admission.Refused refused) {
+            resources.statistics().connectionRefused(SecurityStatistics.RefusalReason.NOT_ACTIVE);
             refuse(refusalCondition(host, refused), refused.description()
                     + (refused.redirectAddress() == null ? "" : " (redirected to " + refused.redirectAddress() + ")"));
         }

@@ -19,6 +19,8 @@ import org.apache.qpid.proton.engine.impl.TransportImpl;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.tandembroker.core.oplog.LogCode;
+import org.tandembroker.core.security.AuthFailure;
+import org.tandembroker.core.security.SecurityStatistics;
 
 /**
  * Drives one connection's Proton-J {@link Transport}: bytes read from the socket go into the transport and are
@@ -50,6 +52,7 @@ final class AmqpConnectionHandler extends ChannelInboundHandlerAdapter
     static final long CLOSE_LINGER_MILLIS = 2_000;
 
     private final FrontEndResources resources;
+    private final ListenerSecurity listenerSecurity;
     private final Transport transport = Transport.Factory.create();
     private final Connection protonConnection = Connection.Factory.create();
     private final Collector collector = Collector.Factory.create();
@@ -58,14 +61,17 @@ final class AmqpConnectionHandler extends ChannelInboundHandlerAdapter
     private AmqpConnection connection;
     private ProtonEventDispatcher dispatcher;
     private IdleTimeoutTicker ticker;
+    private SaslAuthenticatorBridge saslBridge;
+    private boolean saslEnded;
     private boolean inputStarted;
     private boolean inputClosed;
     private boolean closing;
     private boolean pumpScheduled;
     private boolean ended;
 
-    AmqpConnectionHandler(FrontEndResources resources) {
+    AmqpConnectionHandler(FrontEndResources resources, ListenerSecurity listenerSecurity) {
         this.resources = resources;
+        this.listenerSecurity = listenerSecurity;
     }
 
     @Override
@@ -86,9 +92,8 @@ final class AmqpConnectionHandler extends ChannelInboundHandlerAdapter
         Sasl sasl = transport.sasl();
         sasl.server();
         sasl.allowSkip(false);
-        sasl.setMechanisms(SaslAuthenticatorBridge.mechanisms(resources.authenticator().anonymousEnabled()));
-        sasl.setListener(new SaslAuthenticatorBridge(resources.authenticator(), resources.authExecutor(), this,
-                remote, this));
+        saslBridge = new SaslAuthenticatorBridge(resources, this, remote, this::certificateUser, this);
+        sasl.setListener(saslBridge); // the mechanisms are chosen once the first bytes arrive (TLS is done then)
 
         protonConnection.collect(collector);
         transport.bind(protonConnection);
@@ -105,7 +110,12 @@ final class AmqpConnectionHandler extends ChannelInboundHandlerAdapter
         ByteBuf in = (ByteBuf) msg;
         try {
             if (!inputClosed) {
-                inputStarted = true;
+                if (!inputStarted) {
+                    inputStarted = true;
+                    saslBridge.offer(transport.sasl(), SaslMechanisms.offered(listenerSecurity.tls(),
+                            ctx.channel().remoteAddress(), certificateUser().isPresent(),
+                            resources.security().allowPlainWithoutTls(), resources.authenticator().anonymousEnabled()));
+                }
                 feed(in);
             }
         } catch (RuntimeException e) {
@@ -277,6 +287,28 @@ final class AmqpConnectionHandler extends ChannelInboundHandlerAdapter
     }
 
     @Override
+    public boolean schedule(Runnable task, java.time.Duration delay) {
+        try {
+            ctx.executor().schedule(() -> execute(task), delay.toNanos(), java.util.concurrent.TimeUnit.NANOSECONDS);
+            return true;
+        } catch (RejectedExecutionException e) {
+            return false;
+        }
+    }
+
+    /** The user named by the client's verified TLS certificate, when the listener asks for certificates. */
+    private java.util.Optional<String> certificateUser() {
+        if (listenerSecurity.certificateUserName().isEmpty()) {
+            return java.util.Optional.empty();
+        }
+        io.netty.handler.ssl.SslHandler tls = ctx.pipeline().get(io.netty.handler.ssl.SslHandler.class);
+        if (tls == null) {
+            return java.util.Optional.empty();
+        }
+        return CertificateUser.of(tls.engine().getSession(), listenerSecurity.certificateUserName().get());
+    }
+
+    @Override
     public boolean inEventLoop() {
         return ctx == null || ctx.executor().inEventLoop();
     }
@@ -296,6 +328,7 @@ final class AmqpConnectionHandler extends ChannelInboundHandlerAdapter
 
     @Override
     public void authenticated(String user) {
+        saslEnded = true;
         if (!ended) {
             connection.authenticated(user);
         }
@@ -303,10 +336,12 @@ final class AmqpConnectionHandler extends ChannelInboundHandlerAdapter
 
     @Override
     public void authenticationFailed(String reason) {
+        saslEnded = true;
+        resources.log().log(LogCode.CON_1004, connection.describe(), reason);
+        resources.statistics().connectionRefused(SecurityStatistics.RefusalReason.AUTHENTICATION);
         if (ended) {
             return;
         }
-        resources.log().log(LogCode.CON_1004, connection.describe(), reason);
         // write the SASL outcome only (not the AMQP header Proton would add next), then close
         inputClosed = true;
         int pending = transport.pending();
@@ -371,6 +406,12 @@ final class AmqpConnectionHandler extends ChannelInboundHandlerAdapter
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
         ended = true;
+        if (inputStarted && !saslEnded && !saslBridge.finished()) {
+            // the client gave up during SASL, e.g. because it supports none of the mechanisms offered
+            resources.log().log(LogCode.CON_1004, connection.describe(), saslBridge.progress());
+            resources.statistics().authenticationFailed(AuthFailure.MECHANISM);
+            resources.statistics().connectionRefused(SecurityStatistics.RefusalReason.AUTHENTICATION);
+        }
         resources.liveConnections().remove(this);
         if (ticker != null) {
             ticker.stop();

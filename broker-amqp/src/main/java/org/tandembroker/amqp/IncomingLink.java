@@ -23,8 +23,10 @@ import org.tandembroker.core.BrokerException;
 import org.tandembroker.core.ErrorKind;
 import org.tandembroker.core.message.IncomingMessage;
 import org.tandembroker.core.message.MessageMetadata;
-import org.tandembroker.core.vhost.AddressKind;
+import org.tandembroker.core.security.ClientAccess;
+import org.tandembroker.core.security.Permission;
 import org.tandembroker.core.txn.LocalTransaction;
+import org.tandembroker.core.vhost.AddressKind;
 import org.tandembroker.core.vhost.Destination;
 
 /**
@@ -59,6 +61,10 @@ final class IncomingLink implements AmqpLink {
     private final ArrayDeque<PendingPublish> awaitingDestination = new ArrayDeque<>();
 
     private CompletableFuture<Destination> fixedDestination;
+    /** The fixed target's address when the client's permissions apply to it (not its own temporary queue). */
+    private String checkedAddress;
+    /** The permissions' version that allowed sending to {@code checkedAddress}. */
+    private long checkedVersion;
     private int inFlight;
     private boolean closed;
 
@@ -81,12 +87,15 @@ final class IncomingLink implements AmqpLink {
         }
         CompletableFuture<Resolved> resolved;
         if (target.getDynamic()) {
+            // the client's own temporary queue: no permission needed to send to it
             resolved = connection.virtualHost().createTemporaryQueue(connection)
-                    .thenCompose(address -> resolve(target, address));
+                    .thenCompose(address -> resolve(target, address, ClientAccess.UNRESTRICTED));
         } else if (target.getAddress() == null) {
             resolved = CompletableFuture.completedFuture(new Resolved(target, null)); // anonymous relay
         } else {
-            resolved = resolve(target, target.getAddress());
+            checkedAddress = target.getAddress();
+            checkedVersion = connection.access().version();
+            resolved = resolve(target, target.getAddress(), connection.access());
         }
         resolved.whenComplete((result, failure) -> connection.executor().execute(() -> {
             if (closed) {
@@ -107,9 +116,9 @@ final class IncomingLink implements AmqpLink {
     private record Resolved(Target localTarget, Destination destination) {
     }
 
-    private CompletableFuture<Resolved> resolve(Target remote, String address) {
+    private CompletableFuture<Resolved> resolve(Target remote, String address, ClientAccess access) {
         AddressKind kind = TerminusCapabilities.kindOf(remote.getCapabilities());
-        return connection.virtualHost().resolveDestination(address, kind).thenApply(destination -> {
+        return connection.virtualHost().resolveDestination(address, kind, access).thenApply(destination -> {
             Target local = (Target) remote.copy();
             local.setAddress(address);
             return new Resolved(local, destination);
@@ -195,8 +204,12 @@ final class IncomingLink implements AmqpLink {
             }
         }
         CompletableFuture<Destination> destination = fixedDestination != null
-                ? fixedDestination
+                ? checkedFixedDestination()
                 : relayDestination(metadata.to(), toKind);
+        if (txnId != null && destination.isCompletedExceptionally()) {
+            // decided now, before a discharge that may already be in this read can commit
+            markRollbackOnlyIfDenied(txnId, destination.handle((d, e) -> e).join());
+        }
         inFlight++;
         PendingPublish publish = new PendingPublish(delivery,
                 new IncomingMessage(metadata, content, connection.identity()), preSettled, txnId, transaction,
@@ -209,15 +222,31 @@ final class IncomingLink implements AmqpLink {
         }
     }
 
+    /** The fixed destination, checked again when the permissions were reloaded since the attach. */
+    private CompletableFuture<Destination> checkedFixedDestination() {
+        ClientAccess access = connection.access();
+        if (checkedAddress != null && access.version() != checkedVersion) {
+            if (!access.allows(Permission.SEND, checkedAddress)) {
+                return CompletableFuture.failedFuture(access.denial(Permission.SEND, checkedAddress));
+            }
+            checkedVersion = access.version();
+        }
+        return fixedDestination;
+    }
+
     private CompletableFuture<Destination> relayDestination(String to, AddressKind kind) {
         if (to == null) {
             return CompletableFuture.failedFuture(new BrokerException(ErrorKind.NOT_FOUND,
                     "a message on the anonymous relay needs a 'to' address"));
         }
+        ClientAccess access = connection.access();
+        if (!access.allows(Permission.SEND, to)) {
+            return CompletableFuture.failedFuture(access.denial(Permission.SEND, to));
+        }
         RelayAddress key = new RelayAddress(to, kind);
         CompletableFuture<Destination> cached = relayDestinations.get(key);
         if (cached == null || cached.isCompletedExceptionally()) {
-            cached = connection.virtualHost().resolveDestination(to, kind);
+            cached = connection.virtualHost().resolveDestination(to, kind, access);
             relayDestinations.put(key, cached);
         }
         return cached;
@@ -252,9 +281,20 @@ final class IncomingLink implements AmqpLink {
             connection.closeBecauseNodeInactive(failure); // left unsettled: a failover client sends it again
             return;
         }
+        if (failure != null && publish.txnId() != null) {
+            markRollbackOnlyIfDenied(publish.txnId(), failure);
+        }
         Outcome outcome = failure == null ? Accepted.getInstance() : rejected(ErrorConditions.of(failure));
         settle(publish.delivery(), publish.preSettled(), publish.txnId(), outcome);
         topUpCredit();
+    }
+
+    /** A denied transactional publish fails the whole transaction: its commit rolls back. */
+    private void markRollbackOnlyIfDenied(Binary txnId, Throwable failure) {
+        BrokerException e = BrokerException.from(failure);
+        if (e.kind() == ErrorKind.UNAUTHORIZED_ACCESS) {
+            connection.transactions().markRollbackOnly(txnId, e.getMessage());
+        }
     }
 
     private static Rejected rejected(ErrorCondition condition) {

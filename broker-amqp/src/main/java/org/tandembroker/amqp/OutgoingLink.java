@@ -24,6 +24,7 @@ import org.tandembroker.core.queue.ConsumerTarget;
 import org.tandembroker.core.queue.Delivery;
 import org.tandembroker.core.queue.Subscription;
 import org.tandembroker.core.queue.SubscriptionOptions;
+import org.tandembroker.core.security.ClientAccess;
 import org.tandembroker.core.txn.LocalTransaction;
 
 /**
@@ -87,7 +88,10 @@ final class OutgoingLink implements AmqpLink, ConsumerTarget {
             if (a == null) {
                 throw new BrokerException(ErrorKind.INVALID_FIELD, "the source has no address");
             }
-            return connection.virtualHost().subscribe(a, this, options).thenApply(s -> new Subscribed(a, s));
+            // a dynamic source is the client's own temporary queue: no permission needed to consume from it
+            ClientAccess access = source.getDynamic() ? ClientAccess.UNRESTRICTED : connection.access();
+            return connection.virtualHost().subscribe(a, this, options, access)
+                    .thenApply(s -> new Subscribed(a, s));
         }).whenComplete((subscribed, failure) -> {
             boolean queued = connection.executor().execute(() -> {
                 if (failure != null) {

@@ -130,6 +130,12 @@ public final class OperatorsInterface implements ManagementPlugin {
                 }
             }
             if (beans != null) {
+                beans.bindPermissions(context.accessControl());
+            }
+            if (metrics != null) {
+                metrics.bindSecurity(context.accessControl().statistics());
+            }
+            if (beans != null) {
                 beans.bindDiskWatermark(config.diskWatermark().checkInterval().toMillis(), hosts, this::sampleNow);
             }
             sample();

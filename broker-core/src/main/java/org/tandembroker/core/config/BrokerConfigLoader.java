@@ -115,6 +115,7 @@ public final class BrokerConfigLoader {
         return Math.min(DEFAULT_MESSAGE_BUDGET, Runtime.getRuntime().maxMemory() / 8);
     }
     public static final String DEFAULT_USERS_FILE = "users";
+    public static final String DEFAULT_PERMISSIONS_FILE = "permissions";
 
     private static final int MIN_FRAME_SIZE = 512; // AMQP 1.0 MIN-MAX-FRAME-SIZE
     private static final Pattern OVERRIDE = Pattern.compile("listeners\\.(.+)\\.(port|host)");
@@ -160,11 +161,15 @@ public final class BrokerConfigLoader {
         Optional<ConfigElement> security = root.optionalChild("security");
         Path usersFile = base.resolve(DEFAULT_USERS_FILE);
         boolean anonymous = false;
+        SecurityConfig securityConfig = new SecurityConfig(defaultPermissionsFile(base), false,
+                SecurityConfig.DEFAULT_FAILURE_DELAY, SecurityConfig.DEFAULT_FAILURE_DELAY_MAX);
         if (security.isPresent()) {
-            security.get().checkStructure(List.of("usersFile", "anonymous"), List.of());
+            security.get().checkStructure(List.of("usersFile", "anonymous", "permissionsFile",
+                    "allowPlainWithoutTls", "authFailureDelay", "authFailureDelayMax"), List.of());
             usersFile = existingFile(security.get(), "usersFile", base, DEFAULT_USERS_FILE,
                     "a readable users file (create one with bin/tandem-passwd)");
             anonymous = security.get().bool("anonymous", false);
+            securityConfig = securityConfig(security.get(), base);
         } else if (!Files.isReadable(usersFile)) {
             throw ConfigException.invalidValue(file, "security@usersFile", usersFile.toString(),
                     "a readable users file (create one with bin/tandem-passwd)");
@@ -194,7 +199,32 @@ public final class BrokerConfigLoader {
         ManagementConfig management = management(root.optionalChild("management"), base, listeners);
 
         return new BrokerConfig(file, listeners, advertised, usersFile, anonymous, limits, messageBudget,
-                virtualHosts, defaultHost, management, onStoreFailure);
+                virtualHosts, defaultHost, management, securityConfig, onStoreFailure);
+    }
+
+    /** {@code permissions} beside the broker file when it exists; else none (authorization off). */
+    private static Optional<Path> defaultPermissionsFile(Path base) {
+        Path candidate = base.resolve(DEFAULT_PERMISSIONS_FILE);
+        return Files.isRegularFile(candidate) ? Optional.of(candidate) : Optional.empty();
+    }
+
+    private static SecurityConfig securityConfig(ConfigElement element, Path base) throws ConfigException {
+        Optional<Path> permissions = element.attribute("permissionsFile").isPresent()
+                ? Optional.of(existingFile(element, "permissionsFile", base, null,
+                        "a readable permissions file (see etc/permissions)"))
+                : defaultPermissionsFile(base);
+        boolean allowPlain = element.bool("allowPlainWithoutTls", false);
+        Duration delay = element.duration("authFailureDelay", SecurityConfig.DEFAULT_FAILURE_DELAY);
+        if (delay.compareTo(Duration.ofMinutes(1)) > 0) {
+            throw element.invalid("authFailureDelay", element.attribute("authFailureDelay").orElse(""),
+                    "0 (no delays) or a duration up to 1min, e.g. 250ms");
+        }
+        Duration max = element.duration("authFailureDelayMax", SecurityConfig.DEFAULT_FAILURE_DELAY_MAX);
+        if (max.compareTo(delay) < 0 || max.compareTo(Duration.ofMinutes(1)) > 0) {
+            throw element.invalid("authFailureDelayMax", element.attribute("authFailureDelayMax").orElse(""),
+                    "a duration from authFailureDelay (" + delay.toMillis() + "ms) up to 1min, e.g. 5s");
+        }
+        return new SecurityConfig(permissions, allowPlain, delay, max);
     }
 
     private static Map<String, Map<String, String>> parseOverrides(Path file, Map<String, String> overrides)
@@ -223,7 +253,7 @@ public final class BrokerConfigLoader {
         List<ListenerConfig> listeners = new ArrayList<>();
         Map<String, String> hostPortOwners = new HashMap<>();
         for (ConfigElement listener : elements) {
-            listener.checkStructure(List.of("name", "host", "port"), List.of("tls"));
+            listener.checkStructure(List.of("name", "host", "port"), List.of("tls", "clientCertificates"));
             String name = listener.name("name");
             if (listeners.stream().anyMatch(l -> l.name().equals(name))) {
                 throw listener.invalid("name", name, "a name not used by another listener");
@@ -253,7 +283,17 @@ public final class BrokerConfigLoader {
                 tlsElement.get().checkStructure(List.of("keyStore", "keyStoreType", "keyStorePassword"), List.of());
                 tls = Optional.of(tls(tlsElement.get(), base));
             }
-            listeners.add(new ListenerConfig(name, host, port, tls));
+            Optional<ClientCertificateConfig> clientCertificates = Optional.empty();
+            Optional<ConfigElement> certificatesElement = listener.optionalChild("clientCertificates");
+            if (certificatesElement.isPresent()) {
+                if (tls.isEmpty()) {
+                    throw ConfigException.missing(listener.file(), listener.path() + "/tls",
+                            "<tls keyStore=\"...\" keyStorePassword=\"...\"/>: <clientCertificates> needs a TLS "
+                                    + "listener");
+                }
+                clientCertificates = Optional.of(clientCertificates(certificatesElement.get(), base));
+            }
+            listeners.add(new ListenerConfig(name, host, port, tls, clientCertificates));
         }
         for (String name : new TreeMap<>(overrides).keySet()) {
             if (listeners.stream().noneMatch(l -> l.name().equals(name))) {
@@ -279,6 +319,35 @@ public final class BrokerConfigLoader {
                     "the key store's password");
         }
         return new TlsConfig(keyStore, type, element.attribute("keyStorePassword").get());
+    }
+
+    private static ClientCertificateConfig clientCertificates(ConfigElement element, Path base)
+            throws ConfigException {
+        element.checkStructure(List.of("mode", "trustStore", "trustStoreType", "trustStorePassword", "userName"),
+                List.of());
+        String mode = element.attribute("mode").map(String::trim).orElse("optional");
+        if (!mode.equals("optional") && !mode.equals("required")) {
+            throw element.invalid("mode", mode, "optional (a client may present a certificate), required (a client "
+                    + "must)");
+        }
+        Path trustStore = existingFile(element, "trustStore", base, null, "a readable trust store file");
+        String type = element.attribute("trustStoreType").map(String::trim).orElse("PKCS12").toUpperCase(Locale.ROOT);
+        if (!type.equals("PKCS12") && !type.equals("JKS")) {
+            throw element.invalid("trustStoreType", element.attribute("trustStoreType").orElse(""), "PKCS12, JKS");
+        }
+        if (element.attribute("trustStorePassword").isEmpty()) {
+            throw ConfigException.missing(element.file(), element.attributePath("trustStorePassword"),
+                    "the trust store's password");
+        }
+        String userName = element.attribute("userName").map(String::trim).orElse("cn");
+        ClientCertificateConfig.UserName mapping = switch (userName.toLowerCase(Locale.ROOT)) {
+            case "cn" -> ClientCertificateConfig.UserName.CN;
+            case "dn" -> ClientCertificateConfig.UserName.DN;
+            default -> throw element.invalid("userName", userName,
+                    "cn (the subject's common name), dn (the whole subject, RFC 2253)");
+        };
+        return new ClientCertificateConfig(mode.equals("required"), trustStore, type,
+                element.attribute("trustStorePassword").get(), mapping);
     }
 
     private static String advertisedAddress(ConfigElement element, List<ListenerConfig> listeners)

@@ -32,7 +32,10 @@ import org.tandembroker.core.management.ManagementPlugin;
 import org.tandembroker.core.message.ContentBudget;
 import org.tandembroker.core.oplog.LogCode;
 import org.tandembroker.core.oplog.OperationalLog;
+import org.tandembroker.core.config.BrokerConfigLoader;
+import org.tandembroker.core.security.AccessControl;
 import org.tandembroker.core.security.Authenticator;
+import org.tandembroker.core.security.SecurityStatistics;
 import org.tandembroker.core.security.FileAuthenticator;
 import org.tandembroker.core.store.MessageStore;
 import org.tandembroker.core.store.MessageStoreFactory;
@@ -62,9 +65,12 @@ public final class Broker implements AutoCloseable {
     private final List<String> boundAddresses = new ArrayList<>();
     private final AtomicBoolean closed = new AtomicBoolean();
     private final BrokerReadiness readiness;
+    private final AccessControl accessControl;
 
     private Broker(BrokerConfig config, OperationalLog operationalLog, ExecutorService queuePool,
-                   ScheduledExecutorService housekeeping, BrokerVirtualHosts virtualHosts) {
+                   ScheduledExecutorService housekeeping, BrokerVirtualHosts virtualHosts,
+                   AccessControl accessControl) {
+        this.accessControl = accessControl;
         this.config = config;
         this.operationalLog = operationalLog;
         this.queuePool = queuePool;
@@ -113,6 +119,13 @@ public final class Broker implements AutoCloseable {
         operationalLog.log(LogCode.BRK_1006, config.sourceFile());
         PortCheck.requireFree(config);
         Authenticator authenticator = FileAuthenticator.fromConfig(config);
+        SecurityStatistics securityStatistics = new SecurityStatistics();
+        AccessControl accessControl = config.security().permissionsFile().isPresent()
+                ? AccessControl.load(config.security().permissionsFile().get(), operationalLog, securityStatistics)
+                : AccessControl.unrestricted(operationalLog, securityStatistics, "no permissions file ("
+                        + config.sourceFile().resolveSibling(BrokerConfigLoader.DEFAULT_PERMISSIONS_FILE)
+                        + " does not exist and security@permissionsFile is not set): every authenticated user "
+                        + "may do everything");
         Map<String, MessageStoreFactory> storeFactories = storeFactories();
         int workers = Math.max(2, Runtime.getRuntime().availableProcessors());
         ExecutorService queuePool = Executors.newFixedThreadPool(workers, new NamedThreadFactory("queue-worker", true));
@@ -150,14 +163,14 @@ public final class Broker implements AutoCloseable {
         }
         BrokerVirtualHosts registry =
                 new BrokerVirtualHosts(hosts, config.defaultVirtualHost(), ownNames);
-        Broker broker = new Broker(config, operationalLog, queuePool, housekeeping, registry);
+        Broker broker = new Broker(config, operationalLog, queuePool, housekeeping, registry, accessControl);
         try {
             broker.startVirtualHosts();
             broker.startFrontEnds(new FrontEndContext(config, config.sourceFile().toAbsolutePath().getParent(),
-                    registry, authenticator, operationalLog));
+                    registry, authenticator, operationalLog, accessControl));
             broker.startManagement(new ManagementContext(config, workDirectory,
                     List.<ManagedVirtualHost>copyOf(registry.all()), authenticator,
-                    operationalLog, broker::isReady));
+                    operationalLog, broker::isReady, accessControl));
         } catch (Exception | Error e) {
             broker.close();
             throw e;
@@ -303,6 +316,11 @@ public final class Broker implements AutoCloseable {
 
     public OperationalLog operationalLog() {
         return operationalLog;
+    }
+
+    /** The client permissions in force; {@link AccessControl#reload()} re-reads the permissions file. */
+    public AccessControl accessControl() {
+        return accessControl;
     }
 
     /** Stops accepting, closes connections, closes the stores. Idempotent. */

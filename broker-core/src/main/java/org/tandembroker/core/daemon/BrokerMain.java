@@ -86,6 +86,7 @@ public final class BrokerMain {
             lock.close();
             stopped.countDown();
         }, "shutdown"));
+        reloadPermissionsOnSighup(broker);
         System.out.println("Tandem broker started; work directory " + work);
         for (String address : broker.boundAddresses()) {
             System.out.println("  listening on " + address);
@@ -111,6 +112,17 @@ public final class BrokerMain {
         LoggerFactory.getLogger(BrokerMain.class).debug("Start-up failed", e);
         System.err.println("tandem: " + prefix + line);
         System.exit(code);
+    }
+
+    /** {@code kill -HUP <pid>} re-reads the permissions file (the JMX operation reloadPermissions does the same). */
+    @SuppressWarnings("restriction")
+    private static void reloadPermissionsOnSighup(Broker broker) {
+        try {
+            sun.misc.Signal.handle(new sun.misc.Signal("HUP"), signal -> broker.accessControl().reload());
+        } catch (IllegalArgumentException | UnsupportedOperationException e) {
+            System.err.println("tandem: SIGHUP cannot reload the permissions file on this platform (" + e.getMessage()
+                    + "); use the JMX operation reloadPermissions");
+        }
     }
 
     private static final String USAGE = """

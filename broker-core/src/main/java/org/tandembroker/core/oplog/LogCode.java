@@ -45,6 +45,15 @@ public enum LogCode {
     CON_1004("CON-1004", "Authentication failed : {0} : {1}"),
     CON_1005("CON-1005", "Protocol error : {0} : {1}"),
 
+    /** A client was refused something the permissions file does not grant it. */
+    SEC_1001("SEC-1001", "Access denied : {0} : {1}"),
+    /** The permissions file was read (at startup or on a reload). */
+    SEC_1002("SEC-1002", "Permissions loaded : {0} : {1}"),
+    /** A reload found mistakes; the rules in force stay as they were. */
+    SEC_1003("SEC-1003", "Permissions reload failed, previous rules kept : {0}"),
+    /** No permissions file is configured or present: every authenticated user may do everything. */
+    SEC_1004("SEC-1004", "Authorization off : {0}"),
+
     HA_1001("HA-1001", "Role changed : {0} : node {1} is now {2}"),
     HA_1002("HA-1002", "Designated primary : node {0} : {1}"),
     HA_1003("HA-1003", "Environment restart : node {0} : {1}"),

@@ -14,6 +14,8 @@ import org.tandembroker.core.queue.BrokerQueue;
 import org.tandembroker.core.queue.ConsumerTarget;
 import org.tandembroker.core.queue.Subscription;
 import org.tandembroker.core.queue.SubscriptionOptions;
+import org.tandembroker.core.security.ClientAccess;
+import org.tandembroker.core.security.Permission;
 import org.tandembroker.core.txn.LocalTransaction;
 
 /**
@@ -37,12 +39,13 @@ final class AddressResolver {
         this.publisher = publisher;
     }
 
-    CompletableFuture<Destination> resolveDestination(String address, AddressKind kind) {
+    CompletableFuture<Destination> resolveDestination(String address, AddressKind kind, ClientAccess access) {
         try {
             status.requireActive();
             if (address == null || address.isEmpty()) {
                 throw new BrokerException(ErrorKind.INVALID_FIELD, "an empty address names no queue or exchange");
             }
+            access.require(Permission.SEND, address);
             if (kind == AddressKind.TOPIC) {
                 ExchangeAddress ea = topicAddress(address);
                 return CompletableFuture.completedFuture(new ExchangeDestination(address, ea.exchange(), ea.key()));
@@ -56,15 +59,17 @@ final class AddressResolver {
                 ExchangeAddress ea = exchangeAddress.get();
                 return CompletableFuture.completedFuture(new ExchangeDestination(address, ea.exchange(), ea.key()));
             }
-            return autoCreatedQueue(address).thenApply(q -> new QueueDestination(address, q));
+            return autoCreatedQueue(address, access).thenApply(q -> new QueueDestination(address, q));
         } catch (BrokerException e) {
             return CompletableFuture.failedFuture(e);
         }
     }
 
-    CompletableFuture<Subscription> subscribe(String address, ConsumerTarget target, SubscriptionOptions options) {
+    CompletableFuture<Subscription> subscribe(String address, ConsumerTarget target, SubscriptionOptions options,
+                                              ClientAccess access) {
         try {
             status.requireActive();
+            access.require(Permission.CONSUME, address);
             if (options.kind() == AddressKind.TOPIC) {
                 return subscribeToExchange(topicAddress(address), target, options);
             }
@@ -76,7 +81,7 @@ final class AddressResolver {
             if (exchangeAddress.isPresent()) {
                 return subscribeToExchange(exchangeAddress.get(), target, options);
             }
-            return autoCreatedQueue(address)
+            return autoCreatedQueue(address, access)
                     .thenCompose(q -> q.subscribe(target, options.preSettled(), options.filter(), options.browsing()));
         } catch (BrokerException e) {
             return CompletableFuture.failedFuture(e);
@@ -116,12 +121,13 @@ final class AddressResolver {
         return Optional.empty();
     }
 
-    private CompletableFuture<BrokerQueue> autoCreatedQueue(String address) {
+    private CompletableFuture<BrokerQueue> autoCreatedQueue(String address, ClientAccess access) {
         if (!config.autoCreateQueues()) {
             return CompletableFuture.failedFuture(new BrokerException(ErrorKind.NOT_FOUND,
                     "no queue or exchange named '" + address + "' in virtual host '" + config.name()
                             + "' (auto-create is off)"));
         }
+        access.require(Permission.CREATE, address);
         return topology.declareQueue(config.queueDefaults().named(address), false);
     }
 

@@ -17,6 +17,7 @@ import org.tandembroker.core.queue.BrokerQueue;
 import org.tandembroker.core.queue.ConsumerTarget;
 import org.tandembroker.core.queue.Subscription;
 import org.tandembroker.core.queue.SubscriptionOptions;
+import org.tandembroker.core.security.ClientAccess;
 import org.tandembroker.core.store.MessageStore;
 import org.tandembroker.core.store.replication.MemberState;
 import org.tandembroker.core.txn.LocalTransaction;
@@ -219,14 +220,15 @@ public final class BrokerVirtualHost implements VirtualHost, ManagedVirtualHost 
     }
 
     @Override
-    public CompletableFuture<Destination> resolveDestination(String address, AddressKind kind) {
-        return addresses.resolveDestination(address, kind);
+    public CompletableFuture<Destination> resolveDestination(String address, AddressKind kind,
+                                                             ClientAccess access) {
+        return addresses.resolveDestination(address, kind, access);
     }
 
     @Override
     public CompletableFuture<Subscription> subscribe(String address, ConsumerTarget target,
-                                                     SubscriptionOptions options) {
-        return addresses.subscribe(address, target, options);
+                                                     SubscriptionOptions options, ClientAccess access) {
+        return addresses.subscribe(address, target, options, access);
     }
 
     @Override

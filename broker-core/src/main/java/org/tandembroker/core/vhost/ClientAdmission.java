@@ -116,7 +116,7 @@ final class ClientAdmission {
         } catch (BrokerException e) {
             return CompletableFuture.failedFuture(e);
         }
-        String queueName = "TempQueue-" + UUID.randomUUID();
+        String queueName = "TempQueue." + UUID.randomUUID(); // one word after "TempQueue.": permissions can grant TempQueue.*
         QueueConfig qc = new QueueConfig(queueName, false, 0, 0, 0, 0, null);
         return topology.declareQueue(qc, false).thenApply(queue -> {
             temporaryQueues.computeIfAbsent(owner, c -> ConcurrentHashMap.newKeySet()).add(queueName);

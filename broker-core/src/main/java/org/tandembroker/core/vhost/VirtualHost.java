@@ -4,6 +4,7 @@ import java.util.concurrent.CompletableFuture;
 import org.tandembroker.core.queue.ConsumerTarget;
 import org.tandembroker.core.queue.Subscription;
 import org.tandembroker.core.queue.SubscriptionOptions;
+import org.tandembroker.core.security.ClientAccess;
 import org.tandembroker.core.txn.LocalTransaction;
 
 /**
@@ -41,16 +42,31 @@ public interface VirtualHost {
         return CompletableFuture.completedFuture(admit(connection));
     }
 
-    /** Resolves a publishing link's target address. Fails with NOT_FOUND or NOT_ACTIVE. */
+    /**
+     * Resolves a publishing link's target address of the given kind (see the class comment) for a client that may do
+     * what {@code access} allows: it needs {@code send} on the address, and {@code create} when the address names no
+     * queue or exchange yet and the virtual host auto-creates it. Fails with NOT_FOUND, NOT_ACTIVE or
+     * UNAUTHORIZED_ACCESS.
+     */
+    CompletableFuture<Destination> resolveDestination(String address, AddressKind kind, ClientAccess access);
+
+    /** A plain address, for an embedded caller that may do everything. */
     default CompletableFuture<Destination> resolveDestination(String address) {
-        return resolveDestination(address, AddressKind.UNSPECIFIED);
+        return resolveDestination(address, AddressKind.UNSPECIFIED, ClientAccess.UNRESTRICTED);
     }
 
-    /** Resolves a publishing link's target address of the given kind (see the class comment). */
-    CompletableFuture<Destination> resolveDestination(String address, AddressKind kind);
+    /**
+     * Attaches a consumer to the queue an address denotes (see the class comment). The client needs
+     * {@code consume} on the address, and {@code create} for a queue the virtual host auto-creates.
+     */
+    CompletableFuture<Subscription> subscribe(String address, ConsumerTarget target, SubscriptionOptions options,
+                                              ClientAccess access);
 
-    /** Attaches a consumer to the queue an address denotes (see the class comment). */
-    CompletableFuture<Subscription> subscribe(String address, ConsumerTarget target, SubscriptionOptions options);
+    /** {@link #subscribe(String, ConsumerTarget, SubscriptionOptions, ClientAccess)} with every permission. */
+    default CompletableFuture<Subscription> subscribe(String address, ConsumerTarget target,
+                                                      SubscriptionOptions options) {
+        return subscribe(address, target, options, ClientAccess.UNRESTRICTED);
+    }
 
     /**
      * Creates a temporary queue owned by {@code owner}, deleted when that connection deregisters.

@@ -25,6 +25,7 @@ import org.tandembroker.core.queue.MessageFilter;
 import org.tandembroker.core.queue.SubscriptionOptions;
 import org.tandembroker.core.testing.RecordingConsumer;
 import org.tandembroker.core.testing.VirtualHostHarness;
+import org.tandembroker.core.security.ClientAccess;
 import org.tandembroker.core.vhost.AddressKind;
 import org.tandembroker.core.vhost.BrokerVirtualHost;
 import org.tandembroker.core.vhost.Destination;
@@ -106,11 +107,11 @@ class MessagingFeaturesAfterFailoverTest {
         SubscriptionOptions durable = new SubscriptionOptions(false, "ticker:quotes", AddressKind.TOPIC,
                 MessageFilter.ALL);
         master.subscribe("quotes", new RecordingConsumer(), durable).join().close();
-        Destination quotes = master.resolveDestination("quotes", AddressKind.TOPIC).join();
+        Destination quotes = master.resolveDestination("quotes", AddressKind.TOPIC, ClientAccess.UNRESTRICTED).join();
         publish(quotes, VirtualHostHarness.message("before", null, true, 0));
 
         BrokerVirtualHost active = failOver();
-        publish(active.resolveDestination("quotes", AddressKind.TOPIC).join(),
+        publish(active.resolveDestination("quotes", AddressKind.TOPIC, ClientAccess.UNRESTRICTED).join(),
                 VirtualHostHarness.message("after", null, true, 0));
         RecordingConsumer consumer = new RecordingConsumer();
         active.subscribe("quotes", consumer, durable).join().addCredit(10);
