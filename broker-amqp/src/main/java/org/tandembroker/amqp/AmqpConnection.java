@@ -302,7 +302,8 @@ final class AmqpConnection implements ProtonEventListener, ClientConnection {
 
     @Override
     public void onSessionRemoteOpen(Session session) {
-        if (virtualHost != null && protonConnection.getLocalState() == EndpointState.ACTIVE) {
+        if (virtualHost != null && protonConnection.getLocalState() == EndpointState.ACTIVE
+                && session.getLocalState() == EndpointState.UNINITIALIZED) {
             session.open();
         }
     }
@@ -332,6 +333,9 @@ final class AmqpConnection implements ProtonEventListener, ClientConnection {
             close(ErrorConditions.condition(AmqpError.INVALID_FIELD, "an attach that matches no link"),
                     "protocol error: an attach that matches no link");
             return;
+        }
+        if (links.containsKey(link)) {
+            return; // opened already, when the held open was answered (openWhatArrivedMeanwhile)
         }
         AmqpLink amqpLink;
         if (link instanceof Receiver receiver) {

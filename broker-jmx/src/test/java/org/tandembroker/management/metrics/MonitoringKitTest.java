@@ -31,6 +31,7 @@ import org.tandembroker.core.store.CommitterStatistics;
 import org.tandembroker.core.store.replication.ReplicaLag;
 import org.tandembroker.core.testing.VirtualHostHarness;
 import org.tandembroker.management.disk.DiskSpaceGuard;
+import org.tandembroker.core.security.SecurityStatistics;
 import org.tandembroker.management.store.DiskFigures;
 import org.tandembroker.management.store.LatestFigures;
 import org.tandembroker.management.store.StoreFigures;
@@ -104,6 +105,7 @@ class MonitoringKitTest {
                 Optional.of(new CommitterStatistics(10, 0, 2, 10, 7)), 42,
                 new TreeMap<>(java.util.Map.of("node-b", new ReplicaLag("node-b", 3, 20)))));
         metrics.bind(host);
+        metrics.bindSecurity(new SecurityStatistics());
         metrics.sync(host);
         // Registered only for a bdb-ha store, which this memory host is not: named as BrokerMetrics names it.
         Gauge.builder(MetricNames.HA_DESIGNATED_PRIMARY, () -> 0).tag(MetricNames.VHOST, "test").register(registry);

@@ -27,7 +27,7 @@ import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
 
 /**
- * {@code tandem create DIR}: writes a node's {@code etc/} (broker.xml, vhosts/default.xml, users, logback.xml) from
+ * {@code tandem create DIR}: writes a node's {@code etc/} (broker.xml, vhosts/default.xml, users, permissions, logback.xml) from
  * options, or with {@code --group N} a whole group on this machine (loopback ports picked) with the scripts to start,
  * stop and watch it, or with {@code --arbiter} an arbiter's directory. Every file is validated by the broker's own
  * loader and store factories before the command returns; on any error it removes what it wrote and prints one line

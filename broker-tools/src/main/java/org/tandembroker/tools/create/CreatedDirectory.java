@@ -151,7 +151,7 @@ record CreatedDirectory(Path dir, NodeSettings node, ArbiterSettings arbiter) {
         }
         out.println("Created " + (node.replicated() ? "node " + name() + " of group " + node.groupName()
                 : "standalone broker " + name()) + " in " + dir);
-        out.println("  etc/broker.xml, etc/vhosts/default.xml, etc/users, etc/logback.xml (validated)");
+        out.println("  etc/broker.xml, etc/vhosts/default.xml, etc/users, etc/permissions, etc/logback.xml (validated)");
         out.println("  AMQP " + node.amqp() + node.jmx().map(j -> ", JMX " + j).orElse(", no JMX")
                 + node.metrics().map(m -> ", metrics http://" + m + "/metrics").orElse(""));
         node.nodeHostPort().ifPresent(r -> out.println("  replicates on " + r + ", helpers " + node.helperHostPort()

@@ -25,8 +25,9 @@ final class NodeFiles {
     static final String VIRTUAL_HOST = "vhosts/default.xml";
     static final String USERS = "users";
     static final String LOGBACK = "logback.xml";
+    static final String PERMISSIONS = "permissions";
     /** Every file, in the order they are written, by path relative to {@code etc/}. */
-    static final String[] ALL = {BROKER, VIRTUAL_HOST, USERS, LOGBACK};
+    static final String[] ALL = {BROKER, VIRTUAL_HOST, USERS, PERMISSIONS, LOGBACK};
 
     private static final String SHIPPED = "etc/";
     private static final Pattern STANDALONE_STORE = Pattern.compile("(?s)  <store type=\"bdb\">.*?  </store>\n");
@@ -40,6 +41,7 @@ final class NodeFiles {
         files.put(BROKER, broker(node));
         files.put(VIRTUAL_HOST, virtualHost(node));
         files.put(USERS, users(node));
+        files.put(PERMISSIONS, permissions(node));
         files.put(LOGBACK, shipped(LOGBACK));
         return files;
     }
@@ -55,7 +57,7 @@ final class NodeFiles {
                 : "<jmx host=\"" + j.host() + "\" port=\"" + j.port() + "\"/>").orElse("<jmx enabled=\"false\"/>"));
         Optional<NodeSettings.HostPort> metrics = node.metrics();
         if (metrics.isPresent()) {
-            text = replaceOnce(text, "<!-- <metrics host=\"0.0.0.0\" port=\"9404\"/> -->",
+            text = replaceOnce(text, "<!-- <metrics host=\"127.0.0.1\" port=\"9404\"/> -->",
                     "<metrics host=\"" + metrics.get().host() + "\" port=\"" + metrics.get().port() + "\"/>");
         }
         return text;
@@ -91,6 +93,15 @@ final class NodeFiles {
             UserAccount admin = new UserAccount(node.adminUser().get(), PasswordHash.create(node.adminPassword()),
                     false, ManagementRole.ADMIN);
             text = text + UsersFile.line(admin) + "\n";
+        }
+        return text;
+    }
+
+    /** The shipped permissions (guest may do everything), and everything for the admin user when there is one. */
+    static String permissions(NodeSettings node) {
+        String text = shipped(PERMISSIONS);
+        if (node.adminUser().isPresent()) {
+            text = text + "allow user:" + node.adminUser().get() + " all #\n";
         }
         return text;
     }
