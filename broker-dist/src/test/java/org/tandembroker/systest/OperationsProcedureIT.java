@@ -44,9 +44,9 @@ class OperationsProcedureIT {
     }
 
     @Test
-    @Disabled("Fails on the merged main (session 5): in the document's two-node set-up node-b never shows as REPLICA "
-            + "in ha-admin status (state '?', 60 s awaited); it passed on its own branch before the failover, "
-            + "security and messaging merges. The next session must find the cause and re-enable it.")
+    @Disabled("Unsteady on the merged main (session 5): in full CI its first ha-admin status ran before node-b had "
+            + "joined (state '?'); with the await below it once timed out while another full CI ran beside it, and it "
+            + "passed when run alone (38 s). Re-enable once it passes repeatedly inside a full .ci/run.")
     void figure13ThenBackupAndRestoreAsWritten()
             throws Exception {
         OperationsProcedures document = OperationsProcedures.read();
@@ -62,7 +62,7 @@ class OperationsProcedureIT {
 
         // Section 1: the users, both brokers, the first status.
         ScriptProcess nodeA = null;
-        ScriptProcess status = null;
+        String statusCommand = null;
         for (String command : document.commands("two-nodes-start")) {
             String line = mapped(command);
             if (line.startsWith("bin/tandem-passwd")) {
@@ -72,9 +72,19 @@ class OperationsProcedureIT {
                 ScriptProcess broker = startBroker(line);
                 nodeA = nodeA == null ? broker : nodeA;
             } else {
-                status = run(line, "");
+                statusCommand = line;
             }
         }
+        // The document's status command, run until node-b has joined (it reports "?" while it is still connecting).
+        String statusLine = statusCommand;
+        List<ScriptProcess> statuses = new ArrayList<>();
+        await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(500)).until(() -> {
+            ScriptProcess attempt = run(statusLine, "");
+            statuses.add(attempt);
+            return attempt.exitCode() == 0
+                    && attempt.text().matches("(?s).*node-b\\s+localhost:\\d+\\s+ELECTABLE\\s+REPLICA.*");
+        });
+        ScriptProcess status = statuses.get(statuses.size() - 1);
         assertThat(status.exitCode()).as(status.text()).isZero();
         assertThat(status.text()).containsPattern("node-a\\s+localhost:\\d+\\s+ELECTABLE\\s+MASTER")
                 .containsPattern("node-b\\s+localhost:\\d+\\s+ELECTABLE\\s+REPLICA");
