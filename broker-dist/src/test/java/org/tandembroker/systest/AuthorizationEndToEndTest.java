@@ -9,11 +9,14 @@ import jakarta.jms.JMSException;
 import jakarta.jms.JMSSecurityException;
 import jakarta.jms.MessageConsumer;
 import jakarta.jms.MessageProducer;
+import jakarta.jms.QueueBrowser;
 import jakarta.jms.Session;
 import jakarta.jms.TextMessage;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Enumeration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.apache.qpid.jms.JmsConnectionFactory;
@@ -37,6 +40,7 @@ class AuthorizationEndToEndTest {
             "group apps alice",
             "allow group:apps send,consume,create orders.#",
             "allow user:bob consume orders.#",
+            "allow user:carol browse orders.#",
             "allow user:guest all #");
 
     @TempDir
@@ -50,6 +54,7 @@ class AuthorizationEndToEndTest {
         broker = new EmbeddedBroker(directory, etc -> {
             UsersFile.load(etc.resolve("users"))
                     .withUser(new UserAccount("bob", PasswordHash.create("bob-pw".toCharArray()), false))
+                    .withUser(new UserAccount("carol", PasswordHash.create("carol-pw".toCharArray()), false))
                     .save();
             Files.write(permissions, RULES);
         });
@@ -86,6 +91,39 @@ class AuthorizationEndToEndTest {
             assertThatThrownBy(() -> bobSession.createConsumer(bobSession.createQueue("invoices")))
                     .isInstanceOf(JMSSecurityException.class)
                     .hasMessageContaining("permission 'consume' on address 'invoices'");
+        }
+    }
+
+    private static List<String> browseTexts(Connection connection, String queue) throws JMSException {
+        Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+        List<String> texts = new ArrayList<>();
+        try (QueueBrowser browser = session.createBrowser(session.createQueue(queue))) {
+            Enumeration<?> messages = browser.getEnumeration();
+            while (messages.hasMoreElements()) {
+                texts.add(((TextMessage) messages.nextElement()).getText());
+            }
+        }
+        return texts;
+    }
+
+    @Test
+    void browseAloneLetsAUserLookWithoutTakingAndConsumeAllowsBrowsingToo() throws Exception {
+        try (Connection alice = broker.connect("alice", "secret"); Connection bob = broker.connect("bob", "bob-pw");
+             Connection carol = broker.connect("carol", "carol-pw")) {
+            Session aliceSession = alice.createSession(false, Session.AUTO_ACKNOWLEDGE);
+            aliceSession.createProducer(aliceSession.createQueue("orders.audit")).send(
+                    aliceSession.createTextMessage("audited order"));
+
+            assertThat(browseTexts(carol, "orders.audit")).containsExactly("audited order");
+            Session carolSession = carol.createSession(false, Session.AUTO_ACKNOWLEDGE);
+            assertThatThrownBy(() -> carolSession.createConsumer(carolSession.createQueue("orders.audit")))
+                    .isInstanceOf(JMSSecurityException.class)
+                    .hasMessageContaining("permission 'consume' on address 'orders.audit'");
+            assertThat(browseTexts(bob, "orders.audit")).containsExactly("audited order");
+            assertThatThrownBy(() -> browseTexts(carol, "invoices"))
+                    .isInstanceOf(JMSSecurityException.class)
+                    .hasMessageContaining("permission 'browse' on address 'invoices'");
+            assertThat(receiveText(bob, "orders.audit")).isEqualTo("audited order"); // browsing took nothing
         }
     }
 

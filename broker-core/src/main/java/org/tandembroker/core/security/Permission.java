@@ -16,7 +16,10 @@ public enum Permission {
     SEND,
     /** Attach a consuming link to the address (a queue, or an exchange through a private queue). */
     CONSUME,
-    /** Browse without consuming; reserved: Tandem refuses browsing links (distribution-mode copy) today. */
+    /**
+     * Browse without consuming: attach a browsing link (distribution-mode copy, JMS QueueBrowser). {@link #CONSUME}
+     * allows browsing too.
+     */
     BROWSE,
     /** Create a queue that does not exist (the virtual host's auto-create). */
     CREATE,

@@ -69,7 +69,7 @@ final class AddressResolver {
                                               ClientAccess access) {
         try {
             status.requireActive();
-            access.require(Permission.CONSUME, address);
+            requireConsumeOrBrowse(address, options.browsing(), access);
             if (options.kind() == AddressKind.TOPIC) {
                 return subscribeToExchange(topicAddress(address), target, options);
             }
@@ -85,6 +85,18 @@ final class AddressResolver {
                     .thenCompose(q -> q.subscribe(target, options.preSettled(), options.filter(), options.browsing()));
         } catch (BrokerException e) {
             return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    /**
+     * A consuming link needs {@code consume}; a browsing one {@code browse}, or {@code consume} (whoever may take the
+     * messages may look at them).
+     */
+    private static void requireConsumeOrBrowse(String address, boolean browsing, ClientAccess access) {
+        if (browsing && !access.allows(Permission.CONSUME, address)) {
+            access.require(Permission.BROWSE, address);
+        } else {
+            access.require(Permission.CONSUME, address);
         }
     }
 
