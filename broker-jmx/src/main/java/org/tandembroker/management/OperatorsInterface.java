@@ -143,14 +143,15 @@ public final class OperatorsInterface implements ManagementPlugin {
         long interval = config.diskWatermark().checkInterval().toMillis();
         sampler.scheduleWithFixedDelay(this::sample, interval, interval, TimeUnit.MILLISECONDS);
 
+        OperatorAuthentication operators = OperatorAuthentication.of(context.authenticator(),
+                context.config().security(), context.accessControl().statistics());
         if (config.jmx().enabled()) {
-            connector = RmiConnector.start(config.jmx(), beans.server(), context.authenticator(),
-                    context.operationalLog());
+            connector = RmiConnector.start(config.jmx(), beans.server(), operators, context.operationalLog());
             context.operationalLog().log(LogCode.BRK_1002, "JMX " + connector.clientUrl());
         }
         if (prometheus != null) {
             endpoint = OperatorsHttpEndpoint.start(config.metrics(), prometheus, hosts, context.brokerReady(),
-                    context.authenticator(), context.operationalLog());
+                    operators, context.operationalLog());
             String base = endpoint.scheme() + "://" + config.metrics().host() + ":" + endpoint.address().getPort();
             context.operationalLog().log(LogCode.BRK_1002, "metrics " + base + "/metrics, health " + base
                     + "/health" + (config.metrics().authentication() == ManagementConfig.HttpAuthentication.USERS

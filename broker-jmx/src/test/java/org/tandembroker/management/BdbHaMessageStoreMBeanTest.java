@@ -79,6 +79,19 @@ class BdbHaMessageStoreMBeanTest {
     }
 
     @Test
+    void repeatedFailedLoginsFromAnAddressHoldBackItsNextAnswer() throws Exception {
+        for (int i = 0; i < 3; i++) {
+            assertThat(catchThrowable(() -> node.jmx("admin", "guessed").close()))
+                    .isInstanceOf(SecurityException.class);
+        }
+        long started = System.nanoTime();
+        node.jmx("admin", "admin").close(); // the right password, answered only after the delay 3 failures earn
+        assertThat(Duration.ofNanos(System.nanoTime() - started))
+                .as("250 ms doubled per recent failure: at least 1 s after three")
+                .isGreaterThanOrEqualTo(Duration.ofMillis(1000));
+    }
+
+    @Test
     void aUserWithoutARoleIsRefusedAndToldHowToGetOne() {
         assertThat(catchThrowable(() -> node.jmx("guest", "guest").close())).isInstanceOf(SecurityException.class)
                 .hasMessageContaining("user 'guest' has no JMX role")

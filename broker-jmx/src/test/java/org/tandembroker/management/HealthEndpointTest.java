@@ -19,6 +19,8 @@ import java.util.Base64;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManagerFactory;
 import org.junit.jupiter.api.AfterEach;
@@ -135,9 +137,18 @@ class HealthEndpointTest {
         assertThat(get(client, base + "/health", null).statusCode()).isEqualTo(401);
         assertThat(get(client, base + "/metrics", basic("guest", "guest")).statusCode()).isEqualTo(401);
         assertThat(get(client, base + "/metrics", basic("watcher", "wrong")).statusCode()).isEqualTo(401);
-        HttpResponse<String> monitor = get(client, base + "/metrics", basic("watcher", "watcher"));
-        assertThat(monitor.statusCode()).isEqualTo(200);
+        // Right after a failure the address waits its delay (250 ms by default): refused unchecked, told how long.
+        HttpResponse<String> tooSoon = get(client, base + "/metrics", basic("watcher", "watcher"));
+        assertThat(tooSoon.statusCode()).isEqualTo(429);
+        assertThat(tooSoon.headers().firstValue("Retry-After")).hasValue("1");
+        HttpResponse<String> monitor = await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(100))
+                .until(() -> get(client, base + "/metrics", basic("watcher", "watcher")),
+                        response -> response.statusCode() == 200);
         assertThat(monitor.body()).contains("tandem_messages_in_total");
+        Matcher wrongPasswords = Pattern.compile("tandem_auth_failures_total\\{reason=\"wrong_password\",?} (\\S+)")
+                .matcher(monitor.body());
+        assertThat(wrongPasswords.find()).as("the failed HTTP login is counted").isTrue();
+        assertThat(Double.parseDouble(wrongPasswords.group(1))).isEqualTo(1.0);
         assertThat(get(client, base + "/health", basic("watcher", "watcher")).statusCode()).isEqualTo(200);
         assertThat(lines).filteredOn(line -> line.startsWith("CON-1004"))
                 .anySatisfy(line -> assertThat(line).contains("no HTTP basic credentials"))

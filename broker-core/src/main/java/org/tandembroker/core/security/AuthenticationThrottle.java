@@ -60,9 +60,34 @@ public final class AuthenticationThrottle {
             failures.remove(address);
             return Duration.ZERO;
         }
-        int doublings = Math.min(recent.size() - 1, 30);
+        return Duration.ofNanos(delayNanosAfter(recent.size()));
+    }
+
+    /**
+     * How long {@code remote} must still wait before its next attempt is checked at all: the delay its recent
+     * failures earn, counted from the last of them (zero: none). For endpoints that answer at once instead of
+     * holding the outcome back (an HTTP endpoint served by one thread).
+     */
+    public synchronized Duration waitBeforeNextAttempt(SocketAddress remote) {
+        InetAddress address = addressOf(remote);
+        Deque<Long> recent = address == null || initialDelayNanos == 0 ? null : failures.get(address);
+        if (recent == null) {
+            return Duration.ZERO;
+        }
+        long now = nanoClock.getAsLong();
+        expire(recent, now);
+        if (recent.isEmpty()) {
+            failures.remove(address);
+            return Duration.ZERO;
+        }
+        long remaining = recent.peekLast() + delayNanosAfter(recent.size()) - now;
+        return remaining > 0 ? Duration.ofNanos(remaining) : Duration.ZERO;
+    }
+
+    private long delayNanosAfter(int recentFailures) {
+        int doublings = Math.min(recentFailures - 1, 30);
         long delay = initialDelayNanos << doublings;
-        return Duration.ofNanos(delay <= 0 || delay > maxDelayNanos ? maxDelayNanos : delay);
+        return delay <= 0 || delay > maxDelayNanos ? maxDelayNanos : delay;
     }
 
     /** Remembers a failed attempt from {@code remote}. */

@@ -30,6 +30,19 @@ class AuthenticationThrottleTest {
     }
 
     @Test
+    void anAddressThatJustFailedMustWaitItsDelayCountedFromItsLastFailureBeforeTheNextAttempt() {
+        assertThat(throttle.waitBeforeNextAttempt(attacker)).isZero();
+        throttle.failed(attacker);
+        throttle.failed(attacker);
+        assertThat(throttle.waitBeforeNextAttempt(attackerOtherPort)).isEqualTo(Duration.ofMillis(500));
+        now.addAndGet(Duration.ofMillis(300).toNanos());
+        assertThat(throttle.waitBeforeNextAttempt(attacker)).isEqualTo(Duration.ofMillis(200));
+        now.addAndGet(Duration.ofMillis(200).toNanos());
+        assertThat(throttle.waitBeforeNextAttempt(attacker)).isZero();
+        assertThat(throttle.waitBeforeNextAttempt(bystander)).isZero();
+    }
+
+    @Test
     void failuresOlderThanTheWindowNoLongerCount() {
         throttle.failed(attacker);
         throttle.failed(attacker);

@@ -13,8 +13,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.tandembroker.core.oplog.LogCode;
 import org.tandembroker.core.oplog.OperationalLog;
 import org.tandembroker.core.security.AuthResult;
-import org.tandembroker.core.security.Authenticator;
 import org.tandembroker.core.security.ManagementRole;
+import org.tandembroker.management.OperatorAuthentication;
 
 /**
  * HTTP basic authentication against the broker's users file: a user with a management role (monitor or admin) may
@@ -22,7 +22,8 @@ import org.tandembroker.core.security.ManagementRole;
  *
  * <p>Password hashes are slow on purpose, and Prometheus asks every few seconds: an accepted {@code Authorization}
  * header is remembered (as its SHA-256 digest, never the password) for {@link #REMEMBERED}, so a scrape costs one
- * hash a minute. A changed password or role takes effect within that time.
+ * hash a minute. A changed password or role takes effect within that time. Failures are counted; after one, that
+ * address's next attempts are refused with 429 and {@code Retry-After} until its delay has passed.
  *
  * <p><b>Threads.</b> Called on the endpoint's HTTP thread; the cache is a concurrent map.
  */
@@ -30,65 +31,92 @@ final class HttpCredentials {
     static final Duration REMEMBERED = Duration.ofSeconds(60);
     private static final int MAX_REMEMBERED = 256;
 
-    private final Authenticator authenticator;
+    private final OperatorAuthentication authentication;
     private final OperationalLog operationalLog;
     private final Map<String, Long> acceptedUntil = new ConcurrentHashMap<>();
 
-    HttpCredentials(Authenticator authenticator, OperationalLog operationalLog) {
-        this.authenticator = authenticator;
+    HttpCredentials(OperatorAuthentication authentication, OperationalLog operationalLog) {
+        this.authentication = authentication;
         this.operationalLog = operationalLog;
+    }
+
+    /**
+     * The answer to a request's credentials.
+     *
+     * @param accepted   whether they name a user with a management role
+     * @param retryAfter when refused without being checked: how long the address must wait after its recent failures
+     *                   (zero otherwise)
+     */
+    record Verdict(boolean accepted, Duration retryAfter) {
+        static final Verdict ACCEPTED = new Verdict(true, Duration.ZERO);
+        static final Verdict REFUSED = new Verdict(false, Duration.ZERO);
     }
 
     /** Whether the request's {@code Authorization} header names a user with a management role. */
     boolean accepts(String authorization, InetSocketAddress remote) {
+        return check(authorization, remote).accepted();
+    }
+
+    /**
+     * Checks the request's {@code Authorization} header. Credentials accepted within {@link #REMEMBERED} pass at once;
+     * others from an address with recent failures are refused unchecked until its delay has passed (the endpoint's
+     * one thread never waits); every failure is counted.
+     */
+    Verdict check(String authorization, InetSocketAddress remote) {
         String client = "HTTP client " + (remote != null && remote.getAddress() != null
                 ? remote.getAddress().getHostAddress() : "(unknown address)");
         if (authorization == null || !authorization.regionMatches(true, 0, "Basic ", 0, 6)) {
             operationalLog.log(LogCode.CON_1004, client, "no HTTP basic credentials (the endpoint has "
                     + "authentication=\"users\")");
-            return false;
+            return Verdict.REFUSED; // a browser's first request: not counted as a failure
         }
         String digest = sha256(authorization);
         long now = System.nanoTime();
         Long until = acceptedUntil.get(digest);
         if (until != null && until - now > 0) {
-            return true;
+            return Verdict.ACCEPTED;
+        }
+        Duration wait = authentication.waitBeforeNextAttempt(remote);
+        if (!wait.isZero()) {
+            return new Verdict(false, wait);
         }
         String decoded;
         try {
             decoded = new String(Base64.getDecoder().decode(authorization.substring(6).trim()),
                     StandardCharsets.UTF_8);
         } catch (IllegalArgumentException e) {
+            authentication.malformed(remote);
             operationalLog.log(LogCode.CON_1004, client, "malformed HTTP basic credentials");
-            return false;
+            return Verdict.REFUSED;
         }
         int colon = decoded.indexOf(':');
         if (colon < 0) {
+            authentication.malformed(remote);
             operationalLog.log(LogCode.CON_1004, client, "malformed HTTP basic credentials (no ':')");
-            return false;
+            return Verdict.REFUSED;
         }
         String user = decoded.substring(0, colon);
         char[] password = decoded.substring(colon + 1).toCharArray();
         AuthResult result;
         try {
-            result = authenticator.authenticate(user, password, remote);
+            result = authentication.check(user, password, remote);
         } finally {
             Arrays.fill(password, '\0');
         }
         if (!result.succeeded()) {
             operationalLog.log(LogCode.CON_1004, client, result.failureReason());
-            return false;
+            return Verdict.REFUSED;
         }
         if (result.managementRole() == ManagementRole.NONE) {
             operationalLog.log(LogCode.CON_1004, client, "user '" + result.user() + "' has no management role "
                     + "(bin/tandem-passwd add <usersFile> " + result.user() + " --role monitor)");
-            return false;
+            return Verdict.REFUSED;
         }
         if (acceptedUntil.size() >= MAX_REMEMBERED) {
             acceptedUntil.clear();
         }
         acceptedUntil.put(digest, now + REMEMBERED.toNanos());
-        return true;
+        return Verdict.ACCEPTED;
     }
 
     private static String sha256(String text) {

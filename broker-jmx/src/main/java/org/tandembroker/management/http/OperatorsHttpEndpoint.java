@@ -28,8 +28,8 @@ import org.tandembroker.core.config.ManagementConfig;
 import org.tandembroker.core.config.TlsConfig;
 import org.tandembroker.core.exec.NamedThreadFactory;
 import org.tandembroker.core.oplog.OperationalLog;
-import org.tandembroker.core.security.Authenticator;
 import org.tandembroker.core.vhost.ManagedVirtualHost;
+import org.tandembroker.management.OperatorAuthentication;
 
 /**
  * The operators' HTTP endpoint ({@code <management><metrics>}), with the JDK's HTTP(S) server:
@@ -72,7 +72,8 @@ public final class OperatorsHttpEndpoint implements AutoCloseable {
      */
     public static OperatorsHttpEndpoint start(ManagementConfig.Metrics config, PrometheusMeterRegistry registry,
                                               List<ManagedVirtualHost> hosts, BooleanSupplier brokerReady,
-                                              Authenticator authenticator, OperationalLog operationalLog)
+                                              OperatorAuthentication authentication,
+                                              OperationalLog operationalLog)
             throws IOException {
         InetSocketAddress address = new InetSocketAddress(config.host(), config.port());
         HttpServer server;
@@ -90,7 +91,7 @@ public final class OperatorsHttpEndpoint implements AutoCloseable {
                     + "broker file)", e);
         }
         Optional<HttpCredentials> credentials = config.authentication() == ManagementConfig.HttpAuthentication.USERS
-                ? Optional.of(new HttpCredentials(authenticator, operationalLog)) : Optional.empty();
+                ? Optional.of(new HttpCredentials(authentication, operationalLog)) : Optional.empty();
         HealthReport health = new HealthReport(hosts, brokerReady);
         server.createContext("/metrics", guarded(credentials, exchange -> scrape(exchange, registry)));
         server.createContext("/health/live", exchange -> respond(exchange, 200, "text/plain; charset=utf-8",
@@ -130,9 +131,17 @@ public final class OperatorsHttpEndpoint implements AutoCloseable {
             return handler;
         }
         return exchange -> {
-            if (credentials.get().accepts(exchange.getRequestHeaders().getFirst("Authorization"),
-                    exchange.getRemoteAddress())) {
+            HttpCredentials.Verdict verdict = credentials.get().check(
+                    exchange.getRequestHeaders().getFirst("Authorization"), exchange.getRemoteAddress());
+            if (verdict.accepted()) {
                 handler.handle(exchange);
+                return;
+            }
+            if (!verdict.retryAfter().isZero()) {
+                exchange.getResponseHeaders().set("Retry-After",
+                        Long.toString(Math.max(1, (verdict.retryAfter().toMillis() + 999) / 1000)));
+                respond(exchange, 429, "text/plain; charset=utf-8", ("too many failed logins from your address; "
+                        + "retry after the time in Retry-After\n").getBytes(StandardCharsets.UTF_8));
                 return;
             }
             exchange.getResponseHeaders().set("WWW-Authenticate", "Basic realm=\"tandem\", charset=\"UTF-8\"");

@@ -29,7 +29,7 @@ import javax.rmi.ssl.SslRMIClientSocketFactory;
 import org.tandembroker.core.config.ManagementConfig;
 import org.tandembroker.core.config.TlsConfig;
 import org.tandembroker.core.oplog.OperationalLog;
-import org.tandembroker.core.security.Authenticator;
+import org.tandembroker.management.OperatorAuthentication;
 
 /**
  * The JMX connector server over RMI. The RMI registry and the RMI server listen on the same port (they share one
@@ -62,7 +62,7 @@ public final class RmiConnector implements AutoCloseable {
      * @throws IOException with one line naming the address when the port cannot be bound, or the key store cannot
      *                     be read
      */
-    public static RmiConnector start(ManagementConfig.Jmx config, MBeanServer server, Authenticator authenticator,
+    public static RmiConnector start(ManagementConfig.Jmx config, MBeanServer server, OperatorAuthentication authentication,
                                      OperationalLog operationalLog) throws IOException {
         String host = config.host();
         boolean wildcard = isWildcard(host);
@@ -87,7 +87,7 @@ public final class RmiConnector implements AutoCloseable {
         try {
             Map<String, Object> environment = new HashMap<>();
             environment.put(JMXConnectorServer.AUTHENTICATOR,
-                    new UsersFileJmxAuthenticator(authenticator, operationalLog));
+                    new UsersFileJmxAuthenticator(authentication, operationalLog));
             // Deserialize nothing but the user name and password from clients that are not authenticated yet.
             environment.put(RMIConnectorServer.CREDENTIALS_FILTER_PATTERN,
                     "java.lang.String;[Ljava.lang.String;;!*");

@@ -16,26 +16,27 @@ import org.slf4j.LoggerFactory;
 import org.tandembroker.core.oplog.LogCode;
 import org.tandembroker.core.oplog.OperationalLog;
 import org.tandembroker.core.security.AuthResult;
-import org.tandembroker.core.security.Authenticator;
 import org.tandembroker.core.security.ManagementRole;
+import org.tandembroker.management.OperatorAuthentication;
 
 /**
  * Authenticates JMX clients against the broker's users file (the same {@link Authenticator} as AMQP clients:
  * hashed passwords, loopback-only users), and admits only users with a {@link ManagementRole}. The credentials are
  * JMX's standard {@code String[] {user, password}} ({@code JMXConnector.CREDENTIALS}). A refusal is a
  * {@link SecurityException} at connect; its reason goes to the operational log (CON-1004), not to the client.
+ * Failures are counted, and an address with recent failures waits before its answer ({@link OperatorAuthentication}).
  *
- * <p><b>Threads.</b> Called on RMI's connection threads; stateless and thread-safe. Each call costs one password
- * hash (milliseconds of CPU).
+ * <p><b>Threads.</b> Called on RMI's connection threads (one per connecting client, so the wait holds back only that
+ * client); stateless and thread-safe. Each call costs one password hash (milliseconds of CPU).
  */
 final class UsersFileJmxAuthenticator implements JMXAuthenticator {
     private static final Logger LOG = LoggerFactory.getLogger(UsersFileJmxAuthenticator.class);
 
-    private final Authenticator authenticator;
+    private final OperatorAuthentication authentication;
     private final OperationalLog operationalLog;
 
-    UsersFileJmxAuthenticator(Authenticator authenticator, OperationalLog operationalLog) {
-        this.authenticator = authenticator;
+    UsersFileJmxAuthenticator(OperatorAuthentication authentication, OperationalLog operationalLog) {
+        this.authentication = authentication;
         this.operationalLog = operationalLog;
     }
 
@@ -45,6 +46,7 @@ final class UsersFileJmxAuthenticator implements JMXAuthenticator {
         String client = "JMX client " + describe(remote);
         if (!(credentials instanceof String[] userAndPassword) || userAndPassword.length != 2
                 || userAndPassword[0] == null || userAndPassword[1] == null) {
+            authentication.malformed(remote);
             operationalLog.log(LogCode.CON_1004, client, "no user name and password (JMXConnector.CREDENTIALS must "
                     + "be a String[] {user, password})");
             throw new SecurityException("Authentication failed: give JMXConnector.CREDENTIALS as a String[] "
@@ -53,7 +55,7 @@ final class UsersFileJmxAuthenticator implements JMXAuthenticator {
         char[] password = userAndPassword[1].toCharArray();
         AuthResult result;
         try {
-            result = authenticator.authenticate(userAndPassword[0], password, remote);
+            result = authentication.authenticate(userAndPassword[0], password, remote);
         } finally {
             Arrays.fill(password, '\0');
         }
