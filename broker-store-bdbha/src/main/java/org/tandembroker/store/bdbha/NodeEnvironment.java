@@ -30,6 +30,13 @@ interface NodeEnvironment<S> {
         record Retry(long delayMillis) implements OpenOutcome {
         }
 
+        /**
+         * The store's disk is full: try again after {@code delayMillis}, for as long as it takes (an operator frees
+         * space without restarting the broker), and count attempts afresh once it opens or fails otherwise.
+         */
+        record WaitForSpace(long delayMillis) implements OpenOutcome {
+        }
+
         /** Failed for good: the node stops, for {@code reason}. */
         record Failed(String reason) implements OpenOutcome {
         }

@@ -39,7 +39,8 @@ import org.tandembroker.core.store.StoreRoleListener;
  * <p><b>Transitions</b> (state, event &rarr; state: actions). Events of an environment, generation or session
  * that is no longer current are dropped, and once the store closes every event but Designate and Close.
  * <pre>
- * OPENING/RESTARTING Open(n)             -&gt; same        open; retryable failure: Open(n+1) later; the master
+ * OPENING/RESTARTING Open(n)             -&gt; same        open; retryable failure: Open(n+1) later; disk full:
+ *                                                       Open(1) later, without end (MST-1008 once); the master
  *                                                       reached is designated too and this node is a member
  *                                                       restarting: give up this node's designation (HA-1002),
  *                                                       Open(n+1) now; else -&gt; FAILED
@@ -258,6 +259,8 @@ final class NodeRoleMachine<S> {
             failure = null;
         } else if (outcome instanceof NodeEnvironment.OpenOutcome.Retry retry) {
             schedule(new RoleEvent.Open(attempt + 1), retry.delayMillis());
+        } else if (outcome instanceof NodeEnvironment.OpenOutcome.WaitForSpace wait) {
+            schedule(new RoleEvent.Open(1), wait.delayMillis());
         } else if (outcome instanceof NodeEnvironment.OpenOutcome.Failed failed) {
             fail(failed.reason());
         } else if (outcome instanceof NodeEnvironment.OpenOutcome.MasterAlsoDesignated conflict) {

@@ -24,6 +24,7 @@ import java.nio.file.Path;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.util.HashSet;
+import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 import com.sleepycat.je.rep.util.ReplicationGroupAdmin;
@@ -66,6 +67,8 @@ final class ReplicatedEnvironmentFacade {
     /** Attempts to open the environment before the node gives up (each may include a network restore). */
     static final int OPEN_ATTEMPTS = 5;
     private static final long OPEN_RETRY_DELAY_MILLIS = 2000;
+    /** The longest wait between opens while the store's disk is full. */
+    static final long DISK_FULL_RETRY_MAX_MILLIS = 30_000;
     private static final int LOOKUP_TIMEOUT_MILLIS = 2000;
     private static final long RESTORE_PROGRESS_MILLIS = 10_000;
 
@@ -76,6 +79,10 @@ final class ReplicatedEnvironmentFacade {
     private volatile ReplicatedEnvironment environment;
     /** Role thread only: whether an environment has opened in this process (its port was ours then). */
     private boolean openedBefore;
+    /** Role thread only: when opens began failing for a full disk (System.nanoTime), 0 when they do not. */
+    private long diskFullSince;
+    /** Role thread only: opens refused for a full disk in a row (the back-off grows with them). */
+    private int diskFullRetries;
     /** Role thread only: whether the store directory held log files before this process first opened it. */
     private Boolean storeExistedAtStart;
 
@@ -135,6 +142,9 @@ final class ReplicatedEnvironmentFacade {
                         Boolean.TRUE.equals(storeExistedAtStart));
             }
             String reason = ReplicationFailures.firstLine(e);
+            if (ReplicationFailures.isDiskFull(e)) {
+                return retryUntilSpaceReturns(reason);
+            }
             if (attempt >= OPEN_ATTEMPTS) {
                 return new NodeEnvironment.OpenOutcome.Failed("cannot open the replicated environment after "
                         + attempt + " attempts: " + reason);
@@ -144,6 +154,13 @@ final class ReplicatedEnvironmentFacade {
             return new NodeEnvironment.OpenOutcome.Retry(OPEN_RETRY_DELAY_MILLIS * attempt);
         }
         self.setName(threadName);
+        if (diskFullSince != 0) {
+            operationalLog.log(LogCode.MST_1009, "node " + settings.nodeName() + " reopened its replicated "
+                    + "environment after the disk filled (" + Duration.ofNanos(System.nanoTime() - diskFullSince)
+                    .toSeconds() + " s)");
+            diskFullSince = 0;
+        }
+        diskFullRetries = 0;
         logRollbackDuringOpen(env);
         environment = env;
         openedBefore = true;
@@ -155,6 +172,28 @@ final class ReplicatedEnvironmentFacade {
                     state.isActive() ? Optional.of(event.getMasterNodeName()) : Optional.empty());
         });
         return new NodeEnvironment.OpenOutcome.Opened();
+    }
+
+    /**
+     * The store's disk is full: unlike other failures this one does not count against {@link #OPEN_ATTEMPTS} (the
+     * node would stay down after the operator frees space); the open is tried again with a back-off of up to
+     * {@link #DISK_FULL_RETRY_MAX_MILLIS} for as long as it takes. Logged once per outage (MST-1008), and MST-1009
+     * when the environment opens again.
+     */
+    private NodeEnvironment.OpenOutcome retryUntilSpaceReturns(String reason) {
+        diskFullRetries++;
+        long delay = Math.min(DISK_FULL_RETRY_MAX_MILLIS, OPEN_RETRY_DELAY_MILLIS * diskFullRetries);
+        if (diskFullSince == 0) {
+            diskFullSince = System.nanoTime();
+            operationalLog.log(LogCode.MST_1008, "node " + settings.nodeName() + " cannot open its replicated "
+                    + "environment: the disk of " + settings.storePath() + " is full (" + reason + "); free space"
+                    + " there: the node tries again every " + DISK_FULL_RETRY_MAX_MILLIS / 1000 + " s at most and "
+                    + "rejoins the group by itself");
+        } else {
+            LOG.warn("Node {}: the store's disk is still full (retry {}), trying again in {} ms: {}",
+                    settings.nodeName(), diskFullRetries, delay, reason);
+        }
+        return new NodeEnvironment.OpenOutcome.WaitForSpace(delay);
     }
 
     private NodeEnvironment.OpenOutcome restoreFromNetwork(InsufficientLogException e, int attempt,
@@ -183,6 +222,9 @@ final class ReplicatedEnvironmentFacade {
         } catch (RuntimeException restoreFailure) {
             operationalLog.log(LogCode.HA_1006, settings.nodeName(), "failed: "
                     + ReplicationFailures.firstLine(restoreFailure));
+            if (ReplicationFailures.isDiskFull(restoreFailure)) {
+                return retryUntilSpaceReturns(ReplicationFailures.firstLine(restoreFailure));
+            }
             if (attempt >= OPEN_ATTEMPTS) {
                 return new NodeEnvironment.OpenOutcome.Failed("network restore failed " + attempt + " times: "
                         + ReplicationFailures.firstLine(restoreFailure));

@@ -1,5 +1,6 @@
 package org.tandembroker.store.bdbha;
 
+import com.sleepycat.je.DiskLimitException;
 import com.sleepycat.je.EnvironmentFailureException;
 import com.sleepycat.je.rep.InsufficientAcksException;
 import com.sleepycat.je.rep.InsufficientReplicasException;
@@ -44,6 +45,9 @@ final class ReplicationFailures {
     record Verdict(BrokerException error, Action action) {
     }
 
+    /** The message of the operating system's ENOSPC, as Java reports it. */
+    private static final String NO_SPACE = "No space left on device";
+
     private ReplicationFailures() {
     }
 
@@ -81,6 +85,25 @@ final class ReplicationFailures {
                             + firstLine(e), e), Action.RESTART));
         }
         return Optional.empty();
+    }
+
+    /**
+     * Whether {@code failure} comes from a full disk: JE's own limit ({@link DiskLimitException}) or the file system
+     * refusing a write ({@code No space left on device}, anywhere in the cause chain or in JE's message, which
+     * repeats the original cause once the environment is invalid). An operator fixes that by freeing space, without
+     * restarting the broker, so the node keeps trying.
+     */
+    static boolean isDiskFull(Throwable failure) {
+        for (Throwable cause = failure; cause != null; cause = cause.getCause() == cause ? null : cause.getCause()) {
+            if (cause instanceof DiskLimitException) {
+                return true;
+            }
+            String message = cause.getMessage();
+            if (message != null && message.contains(NO_SPACE)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     static String firstLine(Throwable cause) {

@@ -249,6 +249,22 @@ class NodeRoleMachineTest {
     }
 
     @Test
+    void aFullDiskKeepsTheNodeOpeningPastTheAttemptLimitAndAttemptsCountAfreshOnceSpaceReturns() {
+        for (int i = 0; i < ReplicatedEnvironmentFacade.OPEN_ATTEMPTS + 3; i++) {
+            environment.openOutcomes.add(new NodeEnvironment.OpenOutcome.WaitForSpace(1));
+        }
+        environment.openOutcomes.add(new NodeEnvironment.OpenOutcome.Retry(1)); // space back, another hiccup
+        start();
+        await().atMost(DEADLINE).until(() -> environment.opens == ReplicatedEnvironmentFacade.OPEN_ATTEMPTS + 5);
+        environment.changes.stateChanged(NodeRole.REPLICA, Optional.of("n2"));
+        idle();
+
+        assertThat(machine.role()).isEqualTo(NodeRole.REPLICA);
+        assertThat(machine.failure()).isEmpty();
+        assertThat(environment.attempts).endsWith(1, 1, 2);
+    }
+
+    @Test
     void aSessionThatFailsForAnUnexpectedReasonStopsTheNode() {
         environment.sessionOutcomes.add(new NodeEnvironment.SessionOutcome.Failed<>("checksum mismatch"));
         becomeMaster();
@@ -345,6 +361,7 @@ class NodeRoleMachineTest {
         final List<String> closedSessions = new CopyOnWriteArrayList<>();
         final List<Boolean> designations = new CopyOnWriteArrayList<>();
         final List<Boolean> openedDesignated = new CopyOnWriteArrayList<>();
+        final List<Integer> attempts = new CopyOnWriteArrayList<>();
         volatile Optional<Invalidation> invalidation = Optional.empty();
         volatile Optional<String> masterAddress = Optional.empty();
         volatile StateChanges changes;
@@ -356,6 +373,7 @@ class NodeRoleMachineTest {
         @Override
         public OpenOutcome open(int attempt, boolean designatedPrimary, StateChanges stateChanges) {
             opens++;
+            attempts.add(attempt);
             openedDesignated.add(designatedPrimary);
             OpenOutcome outcome = openOutcomes.isEmpty() ? new OpenOutcome.Opened() : openOutcomes.poll();
             if (outcome instanceof OpenOutcome.Opened) {
