@@ -62,6 +62,13 @@ public final class StoreBackedTransaction implements LocalTransaction {
                 ? CompletableFuture.completedFuture(null) : storeTransaction.commit();
         return durable.handle((ok, failure) -> {
             if (failure != null) {
+                BrokerException cause = BrokerException.from(failure);
+                if (cause.kind() == ErrorKind.IN_DOUBT) {
+                    // Committed in this node's store, acknowledgements missing: what is stored is applied here too,
+                    // and the client hears "in doubt", not "rolled back" (it may have committed).
+                    work.forEach(TransactionParticipant::committed);
+                    throw new BrokerException(ErrorKind.IN_DOUBT, "transaction " + cause.getMessage(), cause);
+                }
                 work.forEach(TransactionParticipant::rolledBack);
                 throw rollbackError(failure);
             }

@@ -99,8 +99,15 @@ final class Publisher {
             long commitStart = System.nanoTime();
             return txn.commit().handle((ok, failure) -> {
                 if (failure != null) {
-                    publish.rolledBack();
-                    throw BrokerException.from(failure);
+                    BrokerException error = BrokerException.from(failure);
+                    if (error.kind() == ErrorKind.IN_DOUBT) {
+                        // Committed in this node's store, acknowledgements missing: the message is there, so it is
+                        // on its queues too (the publisher may resend: a possible duplicate, never hidden or lost).
+                        publish.committed();
+                    } else {
+                        publish.rolledBack();
+                    }
+                    throw error;
                 }
                 storeCommitNanos.add(System.nanoTime() - commitStart);
                 storeCommits.increment();

@@ -27,6 +27,7 @@ public final class ControlledStore implements MessageStore {
     private final AtomicInteger pagesRequested = new AtomicInteger();
     private final AtomicInteger pagesServed = new AtomicInteger();
     private final AtomicReference<CompletableFuture<Void>> nextCommitGate = new AtomicReference<>();
+    private final AtomicReference<RuntimeException> nextCommitFailureAfterStoring = new AtomicReference<>();
     private final CompletableFuture<Void> heldCommitStarted = new CompletableFuture<>();
     private volatile StoreRoleListener listener;
 
@@ -64,6 +65,14 @@ public final class ControlledStore implements MessageStore {
         CompletableFuture<Void> gate = new CompletableFuture<>();
         nextCommitGate.set(gate);
         return gate;
+    }
+
+    /**
+     * The next commit reaches the wrapped store and then reports {@code failure} (as a replicated master does when
+     * its commit is durable locally but the replicas' acknowledgements did not arrive: IN_DOUBT).
+     */
+    public void failNextCommitAfterStoring(RuntimeException failure) {
+        nextCommitFailureAfterStoring.set(failure);
     }
 
     /** Completes when the held commit has been asked for. */
@@ -154,6 +163,10 @@ public final class ControlledStore implements MessageStore {
 
             @Override
             public CompletableFuture<Void> commit() {
+                RuntimeException afterStoring = nextCommitFailureAfterStoring.getAndSet(null);
+                if (afterStoring != null) {
+                    return inner.commit().thenCompose(stored -> CompletableFuture.failedFuture(afterStoring));
+                }
                 CompletableFuture<Void> gate = nextCommitGate.getAndSet(null);
                 if (gate == null) {
                     return inner.commit();
