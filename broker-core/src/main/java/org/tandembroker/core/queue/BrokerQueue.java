@@ -461,6 +461,9 @@ public final class BrokerQueue {
 
     /** Removes an entry a newer one replaced, from the store as if it had been consumed. */
     private void removeReplaced(QueueEntry replaced) {
+        if (deleted) {
+            return; // shut down (an entry returned by a departing consumer): the store keeps it, recovery replaces it
+        }
         lastValueReplacements.increment();
         if (LOG.isDebugEnabled()) {
             LOG.debug("Queue '{}': message {} replaced by a newer one with the same last-value key", name(),
