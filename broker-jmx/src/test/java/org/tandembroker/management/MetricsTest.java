@@ -126,7 +126,8 @@ class MetricsTest {
                 producer.send(quote);
             }
 
-            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10)).untilAsserted(() -> {
+            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10)).ignoreExceptions()
+                    .untilAsserted(() -> {
                 assertThat(node.attribute(prices, "MessagesReplaced")).isEqualTo(2L);
                 assertThat(node.attribute(prices, "DepthMessages")).isEqualTo(1L);
             });

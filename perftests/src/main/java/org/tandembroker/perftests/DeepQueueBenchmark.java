@@ -139,7 +139,8 @@ public final class DeepQueueBenchmark implements Callable<Integer> {
             }
             Duration took = Duration.ofNanos(System.nanoTime() - start);
             if (ordered && outOfOrder > 0) {
-                throw new IllegalStateException(outOfOrder + " messages of " + address + " came after a lower priority");
+                throw new IllegalStateException(outOfOrder + " messages of " + address
+                        + " came after a lower priority");
             }
             return took;
         }

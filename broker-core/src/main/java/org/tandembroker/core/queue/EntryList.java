@@ -196,7 +196,7 @@ final class EntryList {
         }
     }
 
-    /** Takes the first entry in delivery order that {@code consumer} has not refused and its filter accepts, or null. */
+    /** Takes the first entry in delivery order that {@code consumer} did not refuse and its filter accepts, or null. */
     QueueEntry takeNext(QueueConsumer consumer) {
         Cursor cursor = consumer.cursor;
         QueueEntry candidate = null;
@@ -272,7 +272,7 @@ final class EntryList {
         return null;
     }
 
-    /** The first new entry of {@code level} after the cursor that its filter accepts; the cursor moves over the rest. */
+    /** The first new entry of {@code level} after the cursor that its filter accepts; the cursor passes the rest. */
     private QueueEntry nextAcceptedIn(Cursor cursor, int level) {
         QueueEntry passed = cursor.lastPassed[level];
         QueueEntry e = passed == null ? levels[level].head : passed.next;
