@@ -113,6 +113,32 @@ class MetricsTest {
         assertThat(response.body()).contains("/metrics");
     }
 
+    @Test
+    void lastValueReplacementsAndTheQueueOptionsShowInJmxAndMetrics() throws Exception {
+        node = TestNode.start(directory, "node-1", TestNode.options());
+        String prices = "org.tandembroker:type=Queue,virtualHost=test,name=prices";
+        try (Connection connection = node.amqp()) {
+            Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+            MessageProducer producer = session.createProducer(session.createQueue("prices?last-value-key=symbol"));
+            for (int i = 0; i < 3; i++) {
+                jakarta.jms.Message quote = session.createTextMessage("IBM " + i);
+                quote.setStringProperty("symbol", "IBM");
+                producer.send(quote);
+            }
+
+            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10)).ignoreExceptions()
+                    .untilAsserted(() -> {
+                assertThat(node.attribute(prices, "MessagesReplaced")).isEqualTo(2L);
+                assertThat(node.attribute(prices, "DepthMessages")).isEqualTo(1L);
+            });
+            assertThat(node.attribute(prices, "LastValueKey")).isEqualTo("symbol");
+            assertThat(node.attribute(prices, "PriorityOrder")).isEqualTo(true);
+            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(30)).untilAsserted(() ->
+                    assertThat(scrape().body()).contains(
+                            "tandem_queue_messages_replaced_total{queue=\"prices\",vhost=\"test\"} 2.0"));
+        }
+    }
+
     private HttpResponse<String> scrape() throws IOException, InterruptedException {
         return HttpClient.newHttpClient().send(HttpRequest.newBuilder(
                         URI.create("http://127.0.0.1:" + node.metricsPort + "/metrics")).build(),

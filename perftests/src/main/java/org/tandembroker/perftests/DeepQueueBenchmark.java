@@ -24,6 +24,10 @@ import picocli.CommandLine.Option;
  * {@code colour = 'red'} takes every red one, and a consumer without a selector drains the rest. Prints each phase's
  * rate. Every message must arrive (exit code 0), or the run fails (1).
  *
+ * <p>With {@code --priorities}: the same fill with JMSPriority {@code i % 10}, drained by a plain consumer, once on a
+ * queue in priority order and once on a queue created with {@code ?priority=false}; the first drain must arrive in
+ * non-increasing priority (else the run fails).
+ *
  * <p>Threads: the main thread runs every phase in turn.
  */
 @Command(name = "deep-queue", mixinStandardHelpOptions = true, sortOptions = false,
@@ -39,6 +43,11 @@ public final class DeepQueueBenchmark implements Callable<Integer> {
     @Option(names = "--match-every", defaultValue = "10",
             description = "One message in this many matches the selector (default: ${DEFAULT-VALUE}).")
     private int matchEvery;
+
+    @Option(names = "--priorities",
+            description = "Measure priority order instead of a selector: fill with priorities 0-9, drain a "
+                    + "priority queue and a priority=false queue.")
+    private boolean priorities;
 
     @Option(names = "--body-size", defaultValue = "1024", description = "Body size (default: ${DEFAULT-VALUE}).")
     private int bodySize;
@@ -66,6 +75,11 @@ public final class DeepQueueBenchmark implements Callable<Integer> {
             BrokerFiles files = BrokerFiles.write(directory, lib, StoreSetup.named(store), null, List.of());
             try (BrokerProcess broker = BrokerProcess.start(lib, files, List.of())) {
                 Clients clients = new Clients(broker.uri(), files.user(), files.password(), bodySize, 0);
+                if (priorities) {
+                    measurePriorities(clients);
+                    broker.stop(Duration.ofSeconds(30));
+                    return 0;
+                }
                 int matching = (depth + matchEvery - 1) / matchEvery;
                 Duration fill = fill(clients);
                 Duration selected = drain(clients, "colour = 'red'", matching);
@@ -92,15 +106,63 @@ public final class DeepQueueBenchmark implements Callable<Integer> {
         System.out.printf(Locale.ROOT, "| %s | %,d | %.1f | %,.0f |%n", phase, messages, seconds, messages / seconds);
     }
 
+    private void measurePriorities(Clients clients) throws Exception {
+        Duration fillOrdered = fill(clients, "deep.priority", true);
+        Duration drainOrdered = drainInPriorityOrder(clients, "deep.priority", true);
+        Duration fillFifo = fill(clients, "deep.fifo?priority=false", true);
+        Duration drainFifo = drainInPriorityOrder(clients, "deep.fifo", false);
+        System.out.printf(Locale.ROOT, "deep-queue --priorities: %,d messages of %d B, priorities 0-9 in turn, "
+                + "store %s%n", depth, bodySize, store);
+        System.out.printf(Locale.ROOT, "| phase | messages | seconds | msg/s |%n| --- | --- | --- | --- |%n");
+        row("fill a priority queue (transacted, 1,000 per commit)", depth, fillOrdered);
+        row("drain it, highest priority first", depth, drainOrdered);
+        row("fill a priority=false queue", depth, fillFifo);
+        row("drain it in arrival order", depth, drainFifo);
+    }
+
+    private Duration drainInPriorityOrder(Clients clients, String address, boolean ordered) throws Exception {
+        try (Connection connection = clients.connection("deep-drainer")) {
+            Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+            MessageConsumer consumer = session.createConsumer(session.createQueue(address));
+            long start = System.nanoTime();
+            int previous = Integer.MAX_VALUE;
+            int outOfOrder = 0;
+            for (int i = 0; i < depth; i++) {
+                BytesMessage message = (BytesMessage) consumer.receive(RECEIVE_TIMEOUT_MILLIS);
+                if (message == null) {
+                    throw new IllegalStateException("only " + i + " of " + depth + " messages arrived from " + address);
+                }
+                if (message.getJMSPriority() > previous) {
+                    outOfOrder++;
+                }
+                previous = message.getJMSPriority();
+            }
+            Duration took = Duration.ofNanos(System.nanoTime() - start);
+            if (ordered && outOfOrder > 0) {
+                throw new IllegalStateException(outOfOrder + " messages of " + address
+                        + " came after a lower priority");
+            }
+            return took;
+        }
+    }
+
     private Duration fill(Clients clients) throws Exception {
+        return fill(clients, "deep", false);
+    }
+
+    private Duration fill(Clients clients, String address, boolean withPriorities) throws Exception {
         try (Connection connection = clients.connection("deep-filler")) {
             Session session = connection.createSession(true, Session.SESSION_TRANSACTED);
-            MessageProducer producer = session.createProducer(session.createQueue("deep"));
+            MessageProducer producer = session.createProducer(session.createQueue(address));
             long start = System.nanoTime();
             for (int i = 0; i < depth; i++) {
                 BytesMessage message = clients.message(session, 0, i);
                 message.setStringProperty("colour", i % matchEvery == 0 ? "red" : "blue");
-                producer.send(message);
+                if (withPriorities) {
+                    producer.send(message, jakarta.jms.DeliveryMode.PERSISTENT, i % 10, 0);
+                } else {
+                    producer.send(message);
+                }
                 if ((i + 1) % COMMIT_EVERY == 0 || i == depth - 1) {
                     session.commit();
                 }

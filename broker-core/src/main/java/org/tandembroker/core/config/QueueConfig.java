@@ -12,14 +12,32 @@ package org.tandembroker.core.config;
  * @param maxDeliveries    after this many failed deliveries a message goes to the dead-letter queue (or is
  *                         dropped when none is set); 0 = no limit
  * @param deadLetterQueue  name of the dead-letter queue, or null for none
+ * @param options          priority order and last-value key ({@link QueueOptions})
  */
 public record QueueConfig(String name, boolean durable, long maxDepthMessages, long maxDepthBytes,
-                          long messageTtlMillis, int maxDeliveries, String deadLetterQueue) {
+                          long messageTtlMillis, int maxDeliveries, String deadLetterQueue, QueueOptions options) {
+
+    public QueueConfig {
+        options = options == null ? QueueOptions.DEFAULT : options;
+    }
+
+    /** A queue with the {@linkplain QueueOptions#DEFAULT default options}. */
+    public QueueConfig(String name, boolean durable, long maxDepthMessages, long maxDepthBytes,
+                       long messageTtlMillis, int maxDeliveries, String deadLetterQueue) {
+        this(name, durable, maxDepthMessages, maxDepthBytes, messageTtlMillis, maxDeliveries, deadLetterQueue,
+                QueueOptions.DEFAULT);
+    }
 
     /** The same settings under another name (auto-created queues take the defaults this way). */
     public QueueConfig named(String newName) {
         return new QueueConfig(newName, durable, maxDepthMessages, maxDepthBytes, messageTtlMillis, maxDeliveries,
-                deadLetterQueue);
+                deadLetterQueue, options);
+    }
+
+    /** The same settings with other options (a client's address parameters). */
+    public QueueConfig withOptions(QueueOptions newOptions) {
+        return new QueueConfig(name, durable, maxDepthMessages, maxDepthBytes, messageTtlMillis, maxDeliveries,
+                deadLetterQueue, newOptions);
     }
 
     /** A dead-letter queue: its own messages are never dead-lettered again. */

@@ -58,6 +58,9 @@ import org.tandembroker.core.exchange.ExchangeType;
  *   <tr><td>maxDeliveries</td><td>&gt;= 0, 0 = no limit</td><td>0</td></tr>
  *   <tr><td>deadLetterQueue</td><td>a queue name (created on demand if not declared), "" = none</td>
  *       <td>none</td></tr>
+ *   <tr><td>priority</td><td>true (higher JMS priority first), false (one FIFO order)</td><td>true</td></tr>
+ *   <tr><td>lastValueKey</td><td>{@code <queue>} only: an application property name; a new message replaces the
+ *       queued one with the same value</td><td>none</td></tr>
  * </table>
  * {@code <queues autoCreate>} (default true) lets clients create queues by attaching to unknown addresses;
  * they take {@code <defaults>}. A declared queue takes {@code <defaults>} for each attribute it does not set,
@@ -84,7 +87,9 @@ public final class VirtualHostConfigLoader {
     public static final QueueConfig BUILT_IN_QUEUE_DEFAULTS = new QueueConfig("", true, 0, 0, 0, 0, null);
 
     private static final List<String> QUEUE_ATTRIBUTES = List.of("durable", "maxDepthMessages", "maxDepthBytes",
-            "messageTtl", "maxDeliveries", "deadLetterQueue");
+            "messageTtl", "maxDeliveries", "deadLetterQueue", "priority");
+    /** A last-value key belongs to one queue: the defaults (every auto-created queue) may not set it. */
+    private static final String LAST_VALUE_KEY = "lastValueKey";
 
     private VirtualHostConfigLoader() {
     }
@@ -216,6 +221,7 @@ public final class VirtualHostConfigLoader {
         for (ConfigElement q : queueElements) {
             List<String> allowed = new ArrayList<>(QUEUE_ATTRIBUTES);
             allowed.add(0, "name");
+            allowed.add(LAST_VALUE_KEY);
             q.checkStructure(allowed, List.of());
             String name = q.name("name");
             if (queues.containsKey(name)) {
@@ -251,7 +257,17 @@ public final class VirtualHostConfigLoader {
                 deadLetterQueue = dlq.get();
             }
         }
-        return new QueueConfig(name, durable, maxDepthMessages, maxDepthBytes, ttl, maxDeliveries, deadLetterQueue);
+        QueueOptions options = inherited.options().withPriority(e.bool("priority", inherited.options().priority()));
+        Optional<String> lastValueKey = e.attribute(LAST_VALUE_KEY);
+        if (lastValueKey.isPresent()) {
+            if (!ConfigElement.isValidName(lastValueKey.get())) {
+                throw e.invalid(LAST_VALUE_KEY, lastValueKey.get(), "an application property name: "
+                        + ConfigElement.NAME_RULE);
+            }
+            options = options.withLastValueKey(lastValueKey.get());
+        }
+        return new QueueConfig(name, durable, maxDepthMessages, maxDepthBytes, ttl, maxDeliveries, deadLetterQueue,
+                options);
     }
 
     private static List<ExchangeConfig> exchanges(ConfigElement element, List<QueueConfig> queues)

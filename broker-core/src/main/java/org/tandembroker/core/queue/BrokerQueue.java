@@ -46,6 +46,7 @@ public final class BrokerQueue {
     private final EntryRemoval removal;
     private final AtomicLong unrecordedRemovals = new AtomicLong();
     private final LongAdder browsed = new LongAdder();
+    private final LongAdder lastValueReplacements = new LongAdder();
     /** What a subscription queue takes from its exchange (its subscriber's selector, no-local); set by subscribers. */
     private volatile MessageFilter admission = MessageFilter.ALL;
 
@@ -67,7 +68,7 @@ public final class BrokerQueue {
         this.host = host;
         this.depth = new QueueDepth(config.maxDepthMessages(), config.maxDepthBytes());
         this.removal = new EntryRemoval(id, config.durable(), host);
-        this.entries = new EntryList(config.messageTtlMillis());
+        this.entries = new EntryList(config.messageTtlMillis(), config.options());
         this.dispatcher = new Dispatcher(this, entries, host, executor);
     }
 
@@ -131,6 +132,14 @@ public final class BrokerQueue {
         browsed.increment();
     }
 
+    /**
+     * Messages a newer one with the same last-value key replaced before delivery (since the queue was created or
+     * recovered on this node; a recovery that finds both, a replacement's removal lost in a crash, counts again).
+     */
+    public long lastValueReplacementsTotal() {
+        return lastValueReplacements.sum();
+    }
+
     /** Number of attached consumers (read from any thread; approximate). */
     public int consumerCount() {
         return dispatcher.count();
@@ -186,7 +195,7 @@ public final class BrokerQueue {
                 heldWhileLoading.addLast(message);
                 return;
             }
-            entries.add(message, 0);
+            append(message);
             dispatch();
         });
     }
@@ -232,12 +241,12 @@ public final class BrokerQueue {
                 int size = message.metadata().contentSize();
                 depth.reserveUnchecked(size);
                 depth.enqueued(size);
-                entries.add(message, 0);
+                append(message);
             }
             if (last) {
                 loading = false;
                 for (ServerMessage held : heldWhileLoading) {
-                    entries.add(held, 0);
+                    append(held);
                 }
                 heldWhileLoading.clear();
                 recoveryLoaded.complete(null);
@@ -352,7 +361,7 @@ public final class BrokerQueue {
                 return;
             }
         }
-        entries.putBack(entry);
+        putBack(entry);
         if (!deleted) {
             // Behind tasks already queued: a client that returns a message and then detaches (Qpid JMS closing)
             // must not have it handed straight back to the departing link and counted as failed twice.
@@ -426,8 +435,47 @@ public final class BrokerQueue {
         entry.state = QueueEntry.State.AVAILABLE;
         entry.owner = null;
         entry.deliveryCount++;
-        entries.putBack(entry);
+        putBack(entry);
         dispatch();
+    }
+
+    // ---- last-value replacement (executor) ----
+
+    /** Adds a new entry; on a last-value queue, the queued entry with the same key goes. */
+    private void append(ServerMessage message) {
+        QueueEntry entry = entries.add(message, 0);
+        QueueEntry replaced = entry.replaced;
+        if (replaced != null) {
+            entry.replaced = null;
+            removeReplaced(replaced);
+        }
+    }
+
+    /** An entry is available again; on a last-value queue, the older of it and a queued one with its key goes. */
+    private void putBack(QueueEntry entry) {
+        QueueEntry replaced = entries.putBack(entry);
+        if (replaced != null) {
+            removeReplaced(replaced);
+        }
+    }
+
+    /** Removes an entry a newer one replaced, from the store as if it had been consumed. */
+    private void removeReplaced(QueueEntry replaced) {
+        if (deleted) {
+            return; // shut down (an entry returned by a departing consumer): the store keeps it, recovery replaces it
+        }
+        lastValueReplacements.increment();
+        if (LOG.isDebugEnabled()) {
+            LOG.debug("Queue '{}': message {} replaced by a newer one with the same last-value key", name(),
+                    replaced.message.id());
+        }
+        removeEntry(replaced).whenComplete((ok, failure) -> {
+            if (failure != null && unrecordedRemovals.getAndIncrement() == 0) {
+                LOG.warn("Removing replaced message {} from the store of queue '{}' failed: {}; it may come back "
+                        + "after a restart and be replaced again (further failures are counted and reported once)",
+                        replaced.message.id(), name(), failure.toString());
+            }
+        });
     }
 
     // ---- removal (executor) ----
@@ -482,7 +530,7 @@ public final class BrokerQueue {
                 LOG.error("Dead-letter queue '{}' unavailable for message {} of '{}': {}; the message stays",
                         dlqName, entry.message.id(), name(), failure.toString());
                 entry.state = QueueEntry.State.AVAILABLE;
-                entries.putBack(entry);
+                putBack(entry);
                 return;
             }
             moveTo(dlq, entry, reason);
@@ -506,7 +554,7 @@ public final class BrokerQueue {
                         message.id(), name(), dlq.name(), failure.toString());
                 dlq.cancelReservation(message.metadata().contentSize());
                 entry.state = QueueEntry.State.AVAILABLE;
-                entries.putBack(entry);
+                putBack(entry);
                 return;
             }
             entry.state = QueueEntry.State.REMOVED;

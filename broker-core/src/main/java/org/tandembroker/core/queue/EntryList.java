@@ -1,26 +1,47 @@
 package org.tandembroker.core.queue;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
 import java.util.TreeMap;
+import org.tandembroker.core.config.QueueOptions;
 import org.tandembroker.core.message.ServerMessage;
 
 /**
- * A queue's available entries in delivery order: new entries in arrival order, and entries that came back
- * (released, or their consumer left) at their original place, ahead of newer ones. Owned by the queue's executor.
+ * A queue's available entries in delivery order: higher priority first, and within a priority new entries in
+ * arrival order, with entries that came back (released, or their consumer left) at their original place, ahead of
+ * newer ones. Owned by the queue's executor.
  *
- * <p>New entries form a doubly linked list through {@link QueueEntry#previous}/{@link QueueEntry#next}, so an entry
- * taken from the middle (by a consumer with a selector) leaves in O(1). A consumer with a {@link MessageFilter} has a
- * {@link Cursor}: the last new entry its filter skipped. It resumes after it, so every new entry is evaluated at most
- * once per filtering consumer however deep the queue, and the entries it skips stay for the others. A consumer
- * without a filter takes the head and pays nothing for cursors it does not have. Returned entries (usually few) are
- * evaluated again on each take, as their delivery count (JMSRedelivered) changed.
+ * <p>New entries form one doubly linked list per priority level in use ({@link QueueEntry#previous}/{@link
+ * QueueEntry#next}), so an entry taken from the middle (by a consumer with a selector) leaves in O(1); a bit per
+ * level says which lists have entries, so finding the head costs the same with one level or ten. A queue without
+ * priority order ({@link QueueOptions#priority()} false) puts everything on one level. Returned entries are kept by
+ * {@link QueueEntry#orderKey()} (priority, then sequence).
+ *
+ * <p>A consumer with a {@link MessageFilter} has a {@link Cursor}: per level, the last new entry its filter skipped.
+ * It resumes after it, so every new entry is evaluated at most once per filtering consumer however deep the queue,
+ * and the entries it skips stay for the others. A consumer without a filter takes the head and pays nothing for
+ * cursors it does not have. Returned entries (usually few) are evaluated again on each take, as their delivery count
+ * (JMSRedelivered) changed.
+ *
+ * <p>On a last-value queue ({@link QueueOptions#lastValueKey()}) an index maps each key value to the available entry
+ * holding it; adding or putting back an entry with the same value takes the older one out ({@link #add},
+ * {@link #putBack} return it; the queue removes it as if consumed). Taken entries leave the index: a message that was
+ * delivered is never replaced, a newer one queues behind it.
  */
 final class EntryList {
+    /** JMS priorities 0-9; AMQP's higher values count as 9. */
+    static final int LEVELS = 10;
+
     private final long messageTtlMillis;
-    private QueueEntry head;
-    private QueueEntry tail;
+    private final boolean priorityOrder;
+    private final String lastValueKey;
+    private final Map<Object, QueueEntry> lastValues;
+    private final Level[] levels = new Level[LEVELS];
+    /** Bit {@code l} set: level {@code l} has new entries. */
+    private int nonEmptyLevels;
     private final TreeMap<Long, QueueEntry> returned = new TreeMap<>();
     private final List<Cursor> cursors = new ArrayList<>(0);
     private long nextSequence;
@@ -29,46 +50,75 @@ final class EntryList {
     /** Filter evaluations so far (the cost of selectors, for measurement). */
     private long filterEvaluations;
 
+    /** The new entries of one priority, oldest first. */
+    private static final class Level {
+        QueueEntry head;
+        QueueEntry tail;
+    }
+
     /** Where one filtering consumer's scan of the new entries stands. */
     static final class Cursor {
         final MessageFilter filter;
         /**
-         * The last new entry this consumer passed (its filter rejected it, or it was browsed); every earlier one was
-         * passed too or has been taken. null: start at the head.
+         * Per level, the last new entry this consumer passed (its filter rejected it, or it was browsed); every
+         * earlier one of that level was passed too or has been taken. null: start at the level's head.
          */
-        QueueEntry lastPassed;
-        /** A browser's last browsed sequence: returned entries up to it were seen already. */
-        long passedSequence = -1;
+        final QueueEntry[] lastPassed = new QueueEntry[LEVELS];
+        /** A browser's last browsed sequence per level: returned entries up to it were seen already. */
+        final long[] passedSequence = new long[LEVELS];
 
         Cursor(MessageFilter filter) {
             this.filter = filter;
+            java.util.Arrays.fill(passedSequence, -1);
         }
     }
 
-    /** @param messageTtlMillis the queue's time to live for a message, 0 for none */
+    /** A queue with priority order and no last-value key. */
     EntryList(long messageTtlMillis) {
-        this.messageTtlMillis = messageTtlMillis;
+        this(messageTtlMillis, QueueOptions.DEFAULT);
     }
 
-    /** Appends a new entry for {@code message}; it expires at the earlier of its own and the queue's expiry. */
+    /** @param messageTtlMillis the queue's time to live for a message, 0 for none */
+    EntryList(long messageTtlMillis, QueueOptions options) {
+        this.messageTtlMillis = messageTtlMillis;
+        this.priorityOrder = options.priority();
+        this.lastValueKey = options.lastValueKey();
+        this.lastValues = lastValueKey == null ? null : new HashMap<>();
+    }
+
+    /**
+     * Appends a new entry for {@code message} at the tail of its priority; it expires at the earlier of its own and
+     * the queue's expiry. Returns the entry; on a last-value queue, {@link QueueEntry#replaced} is the available
+     * entry it replaced, already taken out.
+     */
     QueueEntry add(ServerMessage message, int deliveryCount) {
         long expiresAt = message.metadata().expiresAtMillis();
         if (messageTtlMillis > 0) {
             long queueExpiry = message.metadata().arrivalMillis() + messageTtlMillis;
             expiresAt = expiresAt == 0 ? queueExpiry : Math.min(expiresAt, queueExpiry);
         }
-        QueueEntry entry = new QueueEntry(nextSequence++, message, expiresAt);
+        int level = priorityOrder ? Math.max(0, Math.min(LEVELS - 1, message.metadata().priority())) : 0;
+        QueueEntry entry = new QueueEntry(nextSequence++, message, expiresAt, level);
         entry.deliveryCount = deliveryCount;
         if (expiresAt != 0) {
             entriesWithExpiry++;
         }
-        entry.previous = tail;
-        if (tail == null) {
-            head = entry;
-        } else {
-            tail.next = entry;
+        Level list = levels[level];
+        if (list == null) {
+            list = new Level();
+            levels[level] = list;
         }
-        tail = entry;
+        entry.previous = list.tail;
+        if (list.tail == null) {
+            list.head = entry;
+            nonEmptyLevels |= 1 << level;
+        } else {
+            list.tail.next = entry;
+        }
+        list.tail = entry;
+        if (lastValues != null) {
+            entry.replaced = index(entry);
+        }
         return entry;
     }
 
@@ -83,64 +133,154 @@ final class EntryList {
         cursors.remove(cursor);
     }
 
-    /** An entry that was taken comes back, to its original place. */
-    void putBack(QueueEntry entry) {
-        returned.put(entry.sequence, entry);
+    /**
+     * An entry that was taken comes back, to its original place. On a last-value queue, returns the entry of the
+     * same key value that lost its place (this one, or a queued one it is newer than), already out; else null.
+     */
+    QueueEntry putBack(QueueEntry entry) {
+        returned.put(entry.orderKey(), entry);
+        if (lastValues == null) {
+            return null;
+        }
+        QueueEntry older = index(entry);
+        if (older == entry) {
+            returned.remove(entry.orderKey());
+        }
+        return older;
     }
 
-    /** Takes the oldest entry that {@code consumer} has not refused and its filter accepts, or returns null. */
+    /**
+     * Puts an available entry in the last-value index; of it and a queued entry with the same value, the older one
+     * (by sequence) is taken out and returned. null: no other entry had the value (or the message has none).
+     */
+    private QueueEntry index(QueueEntry entry) {
+        Object value = lastValue(entry.message);
+        if (value == null) {
+            return null;
+        }
+        QueueEntry queued = lastValues.get(value);
+        if (queued == null) {
+            lastValues.put(value, entry);
+            return null;
+        }
+        if (queued.sequence > entry.sequence) {
+            return entry; // a newer one is queued: the caller takes this one out
+        }
+        lastValues.put(value, entry);
+        if (returned.remove(queued.orderKey(), queued)) {
+            return queued;
+        }
+        unlink(queued);
+        return queued;
+    }
+
+    /** The message's last-value key, numbers of every width alike (an int 5 and a long 5 are one key). */
+    private Object lastValue(ServerMessage message) {
+        Object value = message.metadata().properties().application().get(lastValueKey);
+        if (value instanceof Byte || value instanceof Short || value instanceof Integer) {
+            return ((Number) value).longValue();
+        }
+        if (value instanceof Float f) {
+            return f.doubleValue();
+        }
+        return value;
+    }
+
+    /** The entry leaves the available ones: it no longer holds its value in the last-value index. */
+    private void leaveIndex(QueueEntry entry) {
+        if (lastValues != null) {
+            Object value = lastValue(entry.message);
+            if (value != null) {
+                lastValues.remove(value, entry);
+            }
+        }
+    }
+
+    /** Takes the first entry in delivery order that {@code consumer} did not refuse and its filter accepts, or null. */
     QueueEntry takeNext(QueueConsumer consumer) {
         Cursor cursor = consumer.cursor;
         QueueEntry candidate = null;
-        for (QueueEntry e : returned.values()) {
-            if (!e.refusedBy(consumer) && (cursor == null || accepts(cursor.filter, e))) {
-                candidate = e;
-                break;
+        if (!returned.isEmpty()) {
+            for (QueueEntry e : returned.values()) {
+                if (!e.refusedBy(consumer) && (cursor == null || accepts(cursor.filter, e))) {
+                    candidate = e;
+                    break;
+                }
             }
         }
-        QueueEntry fresh = cursor == null ? head : nextAccepted(cursor);
-        if (fresh != null && (candidate == null || fresh.sequence < candidate.sequence)) {
+        QueueEntry fresh = cursor == null ? head() : nextAccepted(cursor);
+        if (fresh != null && (candidate == null || fresh.orderKey() < candidate.orderKey())) {
             unlink(fresh);
+            leaveIndex(fresh);
             return fresh;
         }
         if (candidate != null) {
-            returned.remove(candidate.sequence);
+            returned.remove(candidate.orderKey());
+            leaveIndex(candidate);
         }
         return candidate;
     }
 
+    /** The head of the highest level with new entries, or null. */
+    private QueueEntry head() {
+        return nonEmptyLevels == 0 ? null : levels[31 - Integer.numberOfLeadingZeros(nonEmptyLevels)].head;
+    }
+
     /**
      * The next entry a browser has not seen, new or returned, that its filter accepts; it stays on the queue. A
-     * browser sees each entry once, in queue order, including entries that arrive while it browses.
+     * browser sees each entry once, in queue order, including entries that arrive while it browses (one of a higher
+     * priority than those it has seen comes next).
      */
     QueueEntry browseNext(QueueConsumer browser) {
         Cursor cursor = browser.cursor;
-        QueueEntry fresh = nextAccepted(cursor);
-        QueueEntry back = null;
-        for (QueueEntry e : returned.tailMap(cursor.passedSequence, false).values()) {
-            if (accepts(cursor.filter, e)) {
-                back = e;
-                break;
+        for (int level = LEVELS - 1; level >= 0; level--) {
+            QueueEntry fresh = (nonEmptyLevels & (1 << level)) == 0 ? null : nextAcceptedIn(cursor, level);
+            QueueEntry back = null;
+            if (!returned.isEmpty()) {
+                long levelKey = QueueEntry.orderKey(level, 0);
+                for (QueueEntry e : returned.subMap(levelKey + cursor.passedSequence[level] + 1, true,
+                        levelKey + QueueEntry.MAX_SEQUENCE, true).values()) {
+                    if (accepts(cursor.filter, e)) {
+                        back = e;
+                        break;
+                    }
+                }
+            }
+            QueueEntry next = back == null || (fresh != null && fresh.sequence < back.sequence) ? fresh : back;
+            if (next != null) {
+                cursor.passedSequence[level] = next.sequence;
+                if (next == fresh) {
+                    cursor.lastPassed[level] = fresh;
+                }
+                return next;
             }
         }
-        QueueEntry next = back == null || (fresh != null && fresh.sequence < back.sequence) ? fresh : back;
-        if (next != null) {
-            cursor.passedSequence = next.sequence;
-            if (next == fresh) {
-                cursor.lastPassed = fresh;
-            }
-        }
-        return next;
+        return null;
     }
 
-    /** The first new entry after the cursor that its filter accepts; the cursor moves over those it rejects. */
+    /** The first new entry after the cursor, highest level first, that its filter accepts. */
     private QueueEntry nextAccepted(Cursor cursor) {
-        QueueEntry e = cursor.lastPassed == null ? head : cursor.lastPassed.next;
+        int remaining = nonEmptyLevels;
+        while (remaining != 0) {
+            int level = 31 - Integer.numberOfLeadingZeros(remaining);
+            QueueEntry e = nextAcceptedIn(cursor, level);
+            if (e != null) {
+                return e;
+            }
+            remaining &= ~(1 << level);
+        }
+        return null;
+    }
+
+    /** The first new entry of {@code level} after the cursor that its filter accepts; the cursor passes the rest. */
+    private QueueEntry nextAcceptedIn(Cursor cursor, int level) {
+        QueueEntry passed = cursor.lastPassed[level];
+        QueueEntry e = passed == null ? levels[level].head : passed.next;
         while (e != null) {
             if (accepts(cursor.filter, e)) {
                 return e;
             }
-            cursor.lastPassed = e;
+            cursor.lastPassed[level] = e;
             e = e.next;
         }
         return null;
@@ -155,21 +295,26 @@ final class EntryList {
     }
 
     private void unlink(QueueEntry e) {
+        int level = e.level;
         for (int i = 0; i < cursors.size(); i++) {
             Cursor c = cursors.get(i);
-            if (c.lastPassed == e) {
-                c.lastPassed = e.previous;
+            if (c.lastPassed[level] == e) {
+                c.lastPassed[level] = e.previous;
             }
         }
+        Level list = levels[level];
         if (e.previous == null) {
-            head = e.next;
+            list.head = e.next;
         } else {
             e.previous.next = e.next;
         }
         if (e.next == null) {
-            tail = e.previous;
+            list.tail = e.previous;
         } else {
             e.next.previous = e.previous;
+        }
+        if (list.head == null) {
+            nonEmptyLevels &= ~(1 << level);
         }
         e.previous = null;
         e.next = null;
@@ -188,20 +333,24 @@ final class EntryList {
             return List.of();
         }
         List<QueueEntry> expired = new ArrayList<>();
-        QueueEntry e = head;
-        while (e != null) {
-            QueueEntry following = e.next;
-            if (e.isExpired(nowMillis)) {
-                unlink(e);
-                expired.add(e);
+        for (Level list : levels) {
+            QueueEntry e = list == null ? null : list.head;
+            while (e != null) {
+                QueueEntry following = e.next;
+                if (e.isExpired(nowMillis)) {
+                    unlink(e);
+                    leaveIndex(e);
+                    expired.add(e);
+                }
+                e = following;
             }
-            e = following;
         }
         Iterator<QueueEntry> back = returned.values().iterator();
         while (back.hasNext()) {
             QueueEntry r = back.next();
             if (r.isExpired(nowMillis)) {
                 back.remove();
+                leaveIndex(r);
                 expired.add(r);
             }
         }
@@ -211,8 +360,10 @@ final class EntryList {
     /** The messages of every available entry, new ones first. */
     List<ServerMessage> messages() {
         List<ServerMessage> all = new ArrayList<>();
-        for (QueueEntry e = head; e != null; e = e.next) {
-            all.add(e.message);
+        for (int level = LEVELS - 1; level >= 0; level--) {
+            for (QueueEntry e = levels[level] == null ? null : levels[level].head; e != null; e = e.next) {
+                all.add(e.message);
+            }
         }
         returned.values().forEach(e -> all.add(e.message));
         return all;
@@ -224,9 +375,14 @@ final class EntryList {
     }
 
     void clear() {
-        while (head != null) {
-            unlink(head);
+        for (Level list : levels) {
+            while (list != null && list.head != null) {
+                unlink(list.head);
+            }
         }
         returned.clear();
+        if (lastValues != null) {
+            lastValues.clear();
+        }
     }
 }

@@ -10,9 +10,14 @@ import org.tandembroker.core.message.ServerMessage;
 final class QueueEntry {
     enum State { AVAILABLE, ACQUIRED, IN_TRANSACTION, LEAVING, REMOVED }
 
+    /** Sequences stay below 2^56, leaving the top byte of {@link #orderKey()} to the priority level. */
+    static final long MAX_SEQUENCE = (1L << 56) - 1;
+
     final long sequence;
     final ServerMessage message;
     final long expiresAtMillis;
+    /** The priority level it is queued at (0 on a queue without priority order). */
+    final int level;
     int deliveryCount;
     State state = State.AVAILABLE;
     QueueConsumer owner;
@@ -22,11 +27,23 @@ final class QueueEntry {
     /** Neighbours while this is a new entry in {@link EntryList}'s list; null otherwise. */
     QueueEntry previous;
     QueueEntry next;
+    /** On a last-value queue, the available entry this one replaced when it was added (taken out), or null. */
+    QueueEntry replaced;
 
-    QueueEntry(long sequence, ServerMessage message, long expiresAtMillis) {
+    QueueEntry(long sequence, ServerMessage message, long expiresAtMillis, int level) {
         this.sequence = sequence;
         this.message = message;
         this.expiresAtMillis = expiresAtMillis;
+        this.level = level;
+    }
+
+    /** Delivery order: smaller first (higher level, then older). */
+    long orderKey() {
+        return orderKey(level, sequence);
+    }
+
+    static long orderKey(int level, long sequence) {
+        return ((long) (EntryList.LEVELS - 1 - level) << 56) | sequence;
     }
 
     boolean isExpired(long nowMillis) {

@@ -45,7 +45,7 @@ final class AddressResolver {
             if (address == null || address.isEmpty()) {
                 throw new BrokerException(ErrorKind.INVALID_FIELD, "an empty address names no queue or exchange");
             }
-            access.require(Permission.SEND, address);
+            requirePermission(Permission.SEND, address, kind, access);
             if (kind == AddressKind.TOPIC) {
                 ExchangeAddress ea = topicAddress(address);
                 return CompletableFuture.completedFuture(new ExchangeDestination(address, ea.exchange(), ea.key()));
@@ -59,6 +59,10 @@ final class AddressResolver {
                 ExchangeAddress ea = exchangeAddress.get();
                 return CompletableFuture.completedFuture(new ExchangeDestination(address, ea.exchange(), ea.key()));
             }
+            Optional<QueueAddress> withOptions = QueueAddress.parse(address);
+            if (withOptions.isPresent()) {
+                return queueWithOptions(withOptions.get(), access).thenApply(q -> new QueueDestination(address, q));
+            }
             return autoCreatedQueue(address, access).thenApply(q -> new QueueDestination(address, q));
         } catch (BrokerException e) {
             return CompletableFuture.failedFuture(e);
@@ -69,7 +73,7 @@ final class AddressResolver {
                                               ClientAccess access) {
         try {
             status.requireActive();
-            requireConsumeOrBrowse(address, options.browsing(), access);
+            requireConsumeOrBrowse(address, options, access);
             if (options.kind() == AddressKind.TOPIC) {
                 return subscribeToExchange(topicAddress(address), target, options);
             }
@@ -80,6 +84,11 @@ final class AddressResolver {
             Optional<ExchangeAddress> exchangeAddress = exchangeAddress(address);
             if (exchangeAddress.isPresent()) {
                 return subscribeToExchange(exchangeAddress.get(), target, options);
+            }
+            Optional<QueueAddress> withOptions = QueueAddress.parse(address);
+            if (withOptions.isPresent()) {
+                return queueWithOptions(withOptions.get(), access).thenCompose(
+                        q -> q.subscribe(target, options.preSettled(), options.filter(), options.browsing()));
             }
             return autoCreatedQueue(address, access)
                     .thenCompose(q -> q.subscribe(target, options.preSettled(), options.filter(), options.browsing()));
@@ -92,12 +101,28 @@ final class AddressResolver {
      * A consuming link needs {@code consume}; a browsing one {@code browse}, or {@code consume} (whoever may take the
      * messages may look at them).
      */
-    private static void requireConsumeOrBrowse(String address, boolean browsing, ClientAccess access) {
-        if (browsing && !access.allows(Permission.CONSUME, address)) {
-            access.require(Permission.BROWSE, address);
+    private void requireConsumeOrBrowse(String address, SubscriptionOptions options, ClientAccess access) {
+        if (options.browsing() && !access.allows(Permission.CONSUME, permissionAddress(address, options.kind()))) {
+            requirePermission(Permission.BROWSE, address, options.kind(), access);
         } else {
-            access.require(Permission.CONSUME, address);
+            requirePermission(Permission.CONSUME, address, options.kind(), access);
         }
+    }
+
+    /**
+     * Checks a permission on the address as written, except that a queue address with options
+     * ({@link QueueAddress}) is checked on its queue's name: permissions name queues, not their options.
+     */
+    private void requirePermission(Permission permission, String address, AddressKind kind, ClientAccess access) {
+        access.require(permission, permissionAddress(address, kind));
+    }
+
+    private String permissionAddress(String address, AddressKind kind) {
+        if (kind != AddressKind.TOPIC && address != null && address.indexOf('?') > 0
+                && topology.queue(address) == null && exchangeAddress(address).isEmpty()) {
+            return QueueAddress.parse(address).map(QueueAddress::name).orElse(address);
+        }
+        return address;
     }
 
     /** An exchange address: the exchange and the routing or binding key it fixes (null: none). */
@@ -141,6 +166,36 @@ final class AddressResolver {
         }
         access.require(Permission.CREATE, address);
         return topology.declareQueue(config.queueDefaults().named(address), false);
+    }
+
+    /**
+     * The queue an address with options names: created with them (auto-create on), or an existing queue that has
+     * them; one with other options refuses (its messages are already ordered and kept its way).
+     */
+    private CompletableFuture<BrokerQueue> queueWithOptions(QueueAddress address, ClientAccess access) {
+        BrokerQueue existing = topology.queue(address.name());
+        CompletableFuture<BrokerQueue> queue;
+        if (existing != null) {
+            queue = CompletableFuture.completedFuture(existing);
+        } else if (topology.exchange(address.name()) != null) {
+            throw new BrokerException(ErrorKind.INVALID_FIELD, "queue options apply to queues; '" + address.name()
+                    + "' is an exchange");
+        } else if (!config.autoCreateQueues()) {
+            throw new BrokerException(ErrorKind.NOT_FOUND, "no queue named '" + address.name()
+                    + "' in virtual host '" + config.name() + "' (auto-create is off)");
+        } else {
+            access.require(Permission.CREATE, address.name());
+            QueueConfig defaults = config.queueDefaults();
+            queue = topology.declareQueue(defaults.named(address.name())
+                    .withOptions(address.applyTo(defaults.options())), false);
+        }
+        return queue.thenApply(q -> {
+            if (!address.matches(q.config().options())) {
+                throw new BrokerException(ErrorKind.NOT_ALLOWED, "queue '" + q.name() + "' exists with other options ("
+                        + q.config().options().describe() + ") than the address asks for");
+            }
+            return q;
+        });
     }
 
     private CompletableFuture<Subscription> subscribeToExchange(ExchangeAddress address, ConsumerTarget target,

@@ -5,6 +5,7 @@ import java.util.Map;
 import java.util.UUID;
 import org.tandembroker.core.config.ExchangeConfig;
 import org.tandembroker.core.config.QueueConfig;
+import org.tandembroker.core.config.QueueOptions;
 import org.tandembroker.core.exchange.Binding;
 import org.tandembroker.core.exchange.ExchangeType;
 import org.tandembroker.core.store.ConfigRecord;
@@ -24,6 +25,10 @@ final class ConfigRecords {
         if (qc.deadLetterQueue() != null) {
             attributes.put("deadLetterQueue", qc.deadLetterQueue());
         }
+        attributes.put("priority", Boolean.toString(qc.options().priority()));
+        if (qc.options().lastValueKey() != null) {
+            attributes.put("lastValueKey", qc.options().lastValueKey());
+        }
         return new ConfigRecord(id, ConfigRecord.QUEUE, attributes);
     }
 
@@ -32,7 +37,9 @@ final class ConfigRecords {
         return new QueueConfig(a.get("name"), true, Long.parseLong(a.getOrDefault("maxDepthMessages", "0")),
                 Long.parseLong(a.getOrDefault("maxDepthBytes", "0")),
                 Long.parseLong(a.getOrDefault("messageTtlMillis", "0")),
-                Integer.parseInt(a.getOrDefault("maxDeliveries", "0")), a.get("deadLetterQueue"));
+                Integer.parseInt(a.getOrDefault("maxDeliveries", "0")), a.get("deadLetterQueue"),
+                // A record written before queues had options has none: the defaults.
+                new QueueOptions(Boolean.parseBoolean(a.getOrDefault("priority", "true")), a.get("lastValueKey")));
     }
 
     static ConfigRecord exchangeRecord(UUID id, ExchangeConfig ec) {

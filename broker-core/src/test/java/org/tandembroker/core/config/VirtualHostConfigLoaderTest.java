@@ -185,6 +185,42 @@ class VirtualHostConfigLoaderTest {
     }
 
     @Test
+    void queuesHavePriorityOrderUnlessTheFileSwitchesItOffAndALastValueKeyOnlyWhereDeclared() throws IOException,
+            ConfigException {
+        VirtualHostConfig config = load(STORE + """
+                  <queues>
+                    <defaults priority="false"/>
+                    <queue name="plain"/>
+                    <queue name="urgent" priority="true"/>
+                    <queue name="prices" lastValueKey="symbol"/>
+                  </queues>
+                """);
+
+        assertThat(config.queueDefaults().options()).isEqualTo(new QueueOptions(false, null));
+        assertThat(config.queues()).extracting(QueueConfig::options).containsExactly(new QueueOptions(false, null),
+                new QueueOptions(true, null), new QueueOptions(false, "symbol"));
+        assertThat(load(STORE).queueDefaults().options()).as("built in").isEqualTo(QueueOptions.DEFAULT);
+    }
+
+    @Test
+    void rejectsALastValueKeyInTheDefaults() throws IOException {
+        rejects(STORE + "<queues><defaults lastValueKey=\"symbol\"/></queues>\n", "queues/defaults@lastValueKey",
+                "priority");
+    }
+
+    @Test
+    void rejectsALastValueKeyThatIsNoPropertyName() throws IOException {
+        rejects(STORE + "<queues><queue name=\"a\" lastValueKey=\"two words\"/></queues>\n",
+                "queues/queue[a]@lastValueKey", "'two words'", "an application property name");
+    }
+
+    @Test
+    void rejectsAPriorityThatIsNoBoolean() throws IOException {
+        rejects(STORE + "<queues><queue name=\"a\" priority=\"high\"/></queues>\n", "queues/queue[a]@priority",
+                "'high'", "true, false");
+    }
+
+    @Test
     void rejectsDuplicateQueueNames() throws IOException {
         rejects(STORE + "<queues><queue name=\"a\"/><queue name=\"a\"/></queues>\n", "queues/queue[a]@name", "'a'",
                 "not used by another queue");

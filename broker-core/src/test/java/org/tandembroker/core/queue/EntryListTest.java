@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.tandembroker.core.config.QueueOptions;
 import org.tandembroker.core.message.MessageMetadata;
 import org.tandembroker.core.message.MessageProperties;
 import org.tandembroker.core.selector.Selector;
@@ -195,6 +196,174 @@ class EntryListTest {
         assertThat(entries.browseNext(browser).message.id()).isEqualTo(4);
         assertThat(entries.browseNext(browser)).isNull();
         assertThat(entries.messages()).hasSize(4);
+    }
+
+    // ---- priority ----
+
+    private static ServerMessage prioritised(long id, int priority) {
+        return prioritised(id, priority, Map.of());
+    }
+
+    private static ServerMessage prioritised(long id, int priority, Map<String, Object> properties) {
+        return new ServerMessage(id, new MessageMetadata(null, null, true, priority, 0, ARRIVAL, 10,
+                new MessageProperties(null, null, null, null, null, 0, properties)), new byte[10], false);
+    }
+
+    private static List<Long> takeAll(EntryList entries, QueueConsumer consumer) {
+        List<Long> ids = new ArrayList<>();
+        for (QueueEntry e = entries.takeNext(consumer); e != null; e = entries.takeNext(consumer)) {
+            ids.add(e.message.id());
+        }
+        return ids;
+    }
+
+    @Test
+    void higherPriorityComesFirstAndEachPriorityInArrivalOrder() {
+        EntryList entries = new EntryList(0);
+        int[] priorities = {1, 8, 4, 8, 0, 9, 4, 1};
+        for (int i = 0; i < priorities.length; i++) {
+            entries.add(prioritised(i + 1, priorities[i]), 0);
+        }
+
+        assertThat(takeAll(entries, first)).containsExactly(6L, 2L, 4L, 3L, 7L, 1L, 8L, 5L);
+    }
+
+    @Test
+    void aQueueWithoutPriorityOrderKeepsArrivalOrder() {
+        EntryList entries = new EntryList(0, new QueueOptions(false, null));
+        entries.add(prioritised(1, 0), 0);
+        entries.add(prioritised(2, 9), 0);
+        entries.add(prioritised(3, 4), 0);
+
+        assertThat(takeAll(entries, first)).containsExactly(1L, 2L, 3L);
+    }
+
+    @Test
+    void aReturnedEntryGoesBackAheadOfLaterEntriesOfItsPriorityButBehindHigherPriorities() {
+        EntryList entries = new EntryList(0);
+        entries.add(prioritised(1, 4), 0);
+        QueueEntry taken = entries.takeNext(first);
+        entries.add(prioritised(2, 4), 0);
+        entries.add(prioritised(3, 7), 0);
+        entries.add(prioritised(4, 2), 0);
+        entries.putBack(taken);
+
+        assertThat(takeAll(entries, first)).containsExactly(3L, 1L, 2L, 4L);
+    }
+
+    @Test
+    void aSelectorTakesTheHighestPriorityItSelectsAndSkipsEachEntryOnce() throws Exception {
+        EntryList entries = new EntryList(0);
+        QueueConsumer reds = selecting("colour = 'red'");
+        reds.cursor = entries.openCursor(reds.filter);
+        for (long id = 1; id <= 6; id++) {
+            entries.add(prioritised(id, (int) id, Map.of("colour", id % 2 == 0 ? "red" : "blue")), 0);
+        }
+
+        assertThat(takeAll(entries, reds)).containsExactly(6L, 4L, 2L);
+        assertThat(entries.filterEvaluations()).as("each entry evaluated once (plus nothing on the empty end)")
+                .isEqualTo(6);
+        entries.add(prioritised(7, 9, Map.of("colour", "red")), 0);
+        assertThat(entries.takeNext(reds).message.id()).as("a later arrival of higher priority").isEqualTo(7);
+        assertThat(takeAll(entries, first)).containsExactly(5L, 3L, 1L);
+    }
+
+    @Test
+    void aBrowserSeesPriorityOrderAndAnArrivalOfHigherPriorityNext() {
+        EntryList entries = new EntryList(0);
+        QueueConsumer browser = new QueueConsumer(null, null, false, MessageFilter.ALL, true);
+        browser.cursor = entries.openCursor(browser.filter);
+        entries.add(prioritised(1, 2), 0);
+        entries.add(prioritised(2, 6), 0);
+        entries.add(prioritised(3, 2), 0);
+
+        assertThat(entries.browseNext(browser).message.id()).isEqualTo(2);
+        assertThat(entries.browseNext(browser).message.id()).isEqualTo(1);
+        entries.add(prioritised(4, 9), 0);
+        assertThat(entries.browseNext(browser).message.id()).isEqualTo(4);
+        assertThat(entries.browseNext(browser).message.id()).isEqualTo(3);
+        assertThat(entries.browseNext(browser)).isNull();
+        assertThat(takeAll(entries, first)).containsExactly(4L, 2L, 1L, 3L);
+    }
+
+    @Test
+    void aPriorityAboveNineCountsAsNine() {
+        EntryList entries = new EntryList(0);
+        entries.add(prioritised(1, 9), 0);
+        entries.add(prioritised(2, 200), 0);
+
+        assertThat(takeAll(entries, first)).containsExactly(1L, 2L);
+    }
+
+    // ---- last-value queues ----
+
+    private static EntryList lastValueQueue() {
+        return new EntryList(0, new QueueOptions(true, "symbol"));
+    }
+
+    private static ServerMessage quote(long id, Object symbol) {
+        return prioritised(id, 4, symbol == null ? Map.of() : Map.of("symbol", symbol));
+    }
+
+    @Test
+    void aNewMessageReplacesTheQueuedOneWithTheSameKey() {
+        EntryList entries = lastValueQueue();
+        QueueEntry ibm = entries.add(quote(1, "IBM"), 0);
+        entries.add(quote(2, "RHT"), 0);
+        QueueEntry newer = entries.add(quote(3, "IBM"), 0);
+        QueueEntry plain = entries.add(quote(4, null), 0);
+        entries.add(quote(5, null), 0);
+
+        assertThat(newer.replaced).isSameAs(ibm);
+        assertThat(plain.replaced).as("a message without the key replaces nothing").isNull();
+        assertThat(takeAll(entries, first)).containsExactly(2L, 3L, 4L, 5L);
+    }
+
+    @Test
+    void aDeliveredMessageIsNotReplacedAndTheNewOneQueuesBehindIt() {
+        EntryList entries = lastValueQueue();
+        QueueEntry delivered = entries.add(quote(1, "IBM"), 0);
+        assertThat(entries.takeNext(first)).isSameAs(delivered);
+        QueueEntry newer = entries.add(quote(2, "IBM"), 0);
+
+        assertThat(newer.replaced).isNull();
+        assertThat(entries.putBack(delivered)).as("released: the newer one wins").isSameAs(delivered);
+        assertThat(takeAll(entries, first)).containsExactly(2L);
+    }
+
+    @Test
+    void aReturnedMessageReplacesAnOlderOneQueuedMeanwhile() {
+        EntryList entries = lastValueQueue();
+        entries.add(quote(1, "IBM"), 0);
+        QueueEntry older = entries.takeNext(first);
+        entries.add(quote(2, "IBM"), 0);
+        QueueEntry newer = entries.takeNext(first);
+        assertThat(entries.putBack(older)).isNull();
+
+        assertThat(entries.putBack(newer)).isSameAs(older);
+        assertThat(takeAll(entries, first)).containsExactly(2L);
+    }
+
+    @Test
+    void numbersOfAnyWidthAreOneKey() {
+        EntryList entries = lastValueQueue();
+        QueueEntry asInt = entries.add(quote(1, 5), 0);
+
+        assertThat(entries.add(quote(2, 5L), 0).replaced).isSameAs(asInt);
+        assertThat(entries.add(quote(3, "5"), 0).replaced).as("a string is another key").isNull();
+    }
+
+    @Test
+    void aSelectorCursorStaysValidWhenTheEntryItPassedIsReplaced() throws Exception {
+        EntryList entries = lastValueQueue();
+        QueueConsumer reds = selecting("colour = 'red'");
+        reds.cursor = entries.openCursor(reds.filter);
+        entries.add(prioritised(1, 4, Map.of("symbol", "A", "colour", "blue")), 0);
+        assertThat(entries.takeNext(reds)).isNull();
+        entries.add(prioritised(2, 4, Map.of("symbol", "A", "colour", "red")), 0);
+
+        assertThat(takeAll(entries, reds)).containsExactly(2L);
+        assertThat(takeAll(entries, first)).isEmpty();
     }
 
     private static ServerMessage message(long id, long expiresAtMillis) {

@@ -87,4 +87,19 @@ final class QueueBean implements QueueMBean {
     public long getMessagesBrowsed() {
         return queue.browsedTotal();
     }
+
+    @Override
+    public long getMessagesReplaced() {
+        return queue.lastValueReplacementsTotal();
+    }
+
+    @Override
+    public boolean isPriorityOrder() {
+        return queue.config().options().priority();
+    }
+
+    @Override
+    public String getLastValueKey() {
+        return queue.config().options().lastValueKey();
+    }
 }

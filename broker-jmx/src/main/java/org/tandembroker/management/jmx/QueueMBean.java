@@ -36,4 +36,13 @@ public interface QueueMBean {
 
     /** Copies delivered to browsers (JMS QueueBrowser, AMQP distribution-mode copy); browsing takes nothing. */
     long getMessagesBrowsed();
+
+    /** Messages a newer one with the same last-value key replaced before delivery (removed as if consumed). */
+    long getMessagesReplaced();
+
+    /** Whether the queue delivers higher JMS priority first (false: one FIFO order). */
+    boolean isPriorityOrder();
+
+    /** The application property keying a last-value queue, or null for an ordinary queue. */
+    String getLastValueKey();
 }

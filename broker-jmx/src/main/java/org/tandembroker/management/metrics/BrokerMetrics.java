@@ -177,7 +177,11 @@ public final class BrokerMetrics implements AutoCloseable {
                 FunctionCounter.builder(MetricNames.QUEUE_BYTES_OUT, queue, BrokerQueue::dequeuedBytes)
                         .description("Content bytes removed").baseUnit("bytes").tags(tags).register(registry),
                 FunctionCounter.builder(MetricNames.QUEUE_MESSAGES_BROWSED, queue, BrokerQueue::browsedTotal)
-                        .description("Copies delivered to browsers").tags(tags).register(registry));
+                        .description("Copies delivered to browsers").tags(tags).register(registry),
+                FunctionCounter.builder(MetricNames.QUEUE_MESSAGES_REPLACED, queue,
+                                BrokerQueue::lastValueReplacementsTotal)
+                        .description("Messages replaced by a newer one with the same last-value key")
+                        .tags(tags).register(registry));
     }
 
     private List<Meter> replicaMeters(String vhost, String replica) {

@@ -61,6 +61,8 @@ public final class MetricNames {
     public static final String QUEUE_BYTES_OUT = "tandem.queue.bytes.out";
     /** Counter: copies delivered to browsers (JMS QueueBrowser, distribution-mode copy) since then. */
     public static final String QUEUE_MESSAGES_BROWSED = "tandem.queue.messages.browsed";
+    /** Counter: messages a newer one with the same last-value key replaced before delivery, since then. */
+    public static final String QUEUE_MESSAGES_REPLACED = "tandem.queue.messages.replaced";
 
     // ---- store ----
     /** Timer: latency of publish commits (from the store commit to its future completing: fsync and acks). */
