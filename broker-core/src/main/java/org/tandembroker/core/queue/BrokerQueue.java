@@ -29,6 +29,11 @@ import org.tandembroker.core.txn.TransactionParticipant;
  * <p><b>Store.</b> A queue writes only removals (relaxed durability: a lost removal is a redelivery); adding an
  * entry is written by whoever published it, in the same store transaction as the message.
  *
+ * <p><b>Delivery delay.</b> A message whose delivery time has not come waits in a {@link DeliverySchedule}, outside
+ * the entries (no consumer or browser sees it), and counts in the depth from its publish. One timer per queue, on the
+ * host's scheduler, hands the due messages back to the executor, which adds them as if just published. A recovered
+ * message goes back on the schedule or, when due, straight to the entries.
+ *
  * <p><b>Recovery.</b> A recovered durable queue serves while its stored entries are still being loaded
  * ({@link #addRecovered}). Messages published meanwhile wait behind the last recovered entry, so everything that
  * was on the queue before a failover is delivered first; dead-lettering onto a loading queue waits for it
@@ -52,6 +57,7 @@ public final class BrokerQueue {
     // Owned by executor.
     private final EntryList entries;
     private final Dispatcher dispatcher;
+    private final DeliverySchedule schedule = new DeliverySchedule();
     private boolean deleted;
     /** Recovered entries are still being loaded: new messages wait in {@link #heldWhileLoading}. */
     private boolean loading;
@@ -131,6 +137,16 @@ public final class BrokerQueue {
         browsed.increment();
     }
 
+    /** Messages waiting for their delivery time (any thread; approximate); they count in the depth too. */
+    public int delayedCount() {
+        return schedule.size();
+    }
+
+    /** Message groups assigned to a consumer now (any thread; approximate). */
+    public int activeGroupCount() {
+        return dispatcher.activeGroups();
+    }
+
     /** Number of attached consumers (read from any thread; approximate). */
     public int consumerCount() {
         return dispatcher.count();
@@ -186,9 +202,43 @@ public final class BrokerQueue {
                 heldWhileLoading.addLast(message);
                 return;
             }
-            entries.add(message, 0);
+            place(message);
             dispatch();
         });
+    }
+
+    /** Adds a message to the entries, or to the schedule while its delivery time has not come (executor). */
+    private void place(ServerMessage message) {
+        if (message.metadata().isDelayed(host.nowMillis())) {
+            schedule.add(message);
+            armTimer();
+        } else {
+            entries.add(message, 0);
+        }
+    }
+
+    /** Sets the queue's timer for the earliest delivery time when no timer set already comes first (executor). */
+    private void armTimer() {
+        long at = schedule.timerNeeded();
+        if (at != 0) {
+            host.schedule(() -> executor.execute(() -> releaseDue(at)), at - host.nowMillis());
+        }
+    }
+
+    /** The timer set for {@code timerAt} fired: the messages due join the entries (executor). */
+    private void releaseDue(long timerAt) {
+        schedule.timerFired(timerAt);
+        if (deleted) {
+            return;
+        }
+        List<ServerMessage> due = schedule.takeDue(host.nowMillis());
+        for (ServerMessage message : due) {
+            entries.add(message, 0);
+        }
+        armTimer();
+        if (!due.isEmpty()) {
+            dispatch();
+        }
     }
 
     // ---- recovery (see the class comment) ----
@@ -232,12 +282,12 @@ public final class BrokerQueue {
                 int size = message.metadata().contentSize();
                 depth.reserveUnchecked(size);
                 depth.enqueued(size);
-                entries.add(message, 0);
+                place(message);
             }
             if (last) {
                 loading = false;
                 for (ServerMessage held : heldWhileLoading) {
-                    entries.add(held, 0);
+                    place(held);
                 }
                 heldWhileLoading.clear();
                 recoveryLoaded.complete(null);
@@ -352,7 +402,7 @@ public final class BrokerQueue {
                 return;
             }
         }
-        entries.putBack(entry);
+        dispatcher.putBack(entry);
         if (!deleted) {
             // Behind tasks already queued: a client that returns a message and then detaches (Qpid JMS closing)
             // must not have it handed straight back to the departing link and counted as failed twice.
@@ -426,7 +476,7 @@ public final class BrokerQueue {
         entry.state = QueueEntry.State.AVAILABLE;
         entry.owner = null;
         entry.deliveryCount++;
-        entries.putBack(entry);
+        dispatcher.putBack(entry);
         dispatch();
     }
 
@@ -459,7 +509,9 @@ public final class BrokerQueue {
     public void expireEntries() {
         executor.execute(() -> {
             if (!deleted) {
-                entries.takeExpired(host.nowMillis()).forEach(this::expire);
+                long now = host.nowMillis();
+                entries.takeExpired(now).forEach(this::expire);
+                dispatcher.takeExpiredWaiting(now).forEach(this::expire);
             }
         });
     }
@@ -532,13 +584,17 @@ public final class BrokerQueue {
                 LOG.warn("Queue '{}': {} accepted messages could not be removed from the store; they may be "
                         + "redelivered after a restart", name(), unrecorded);
             }
+            List<QueueEntry> waitingGroupMessages = dispatcher.waitingEntries();
             dispatcher.closeAll(reason);
             if (removeFromStore) {
                 List<ServerMessage> all = entries.messages();
                 all.addAll(heldWhileLoading);
+                all.addAll(schedule.messages());
+                waitingGroupMessages.forEach(e -> all.add(e.message));
                 removal.removeWithoutEntries(all);
             }
             entries.clear();
+            schedule.clear();
             heldWhileLoading.clear();
             loading = false;
             recoveryLoaded.complete(null);
