@@ -87,4 +87,14 @@ final class QueueBean implements QueueMBean {
     public long getMessagesBrowsed() {
         return queue.browsedTotal();
     }
+
+    @Override
+    public int getMessagesDelayed() {
+        return queue.delayedCount();
+    }
+
+    @Override
+    public int getActiveGroups() {
+        return queue.activeGroupCount();
+    }
 }

@@ -36,4 +36,10 @@ public interface QueueMBean {
 
     /** Copies delivered to browsers (JMS QueueBrowser, AMQP distribution-mode copy); browsing takes nothing. */
     long getMessagesBrowsed();
+
+    /** Messages waiting for their delivery time (JMS delivery delay); they are counted in the depth too. */
+    int getMessagesDelayed();
+
+    /** Message groups (JMSXGroupID) assigned to a consumer now. */
+    int getActiveGroups();
 }

@@ -177,7 +177,11 @@ public final class BrokerMetrics implements AutoCloseable {
                 FunctionCounter.builder(MetricNames.QUEUE_BYTES_OUT, queue, BrokerQueue::dequeuedBytes)
                         .description("Content bytes removed").baseUnit("bytes").tags(tags).register(registry),
                 FunctionCounter.builder(MetricNames.QUEUE_MESSAGES_BROWSED, queue, BrokerQueue::browsedTotal)
-                        .description("Copies delivered to browsers").tags(tags).register(registry));
+                        .description("Copies delivered to browsers").tags(tags).register(registry),
+                Gauge.builder(MetricNames.QUEUE_MESSAGES_DELAYED, queue, BrokerQueue::delayedCount)
+                        .description("Messages waiting for their delivery time").tags(tags).register(registry),
+                Gauge.builder(MetricNames.QUEUE_GROUPS_ACTIVE, queue, BrokerQueue::activeGroupCount)
+                        .description("Message groups assigned to a consumer").tags(tags).register(registry));
     }
 
     private List<Meter> replicaMeters(String vhost, String replica) {
