@@ -38,7 +38,7 @@ public record MessageMetadata(String to, String subject, boolean persistent, int
 
     /** Whether the message must wait (invisible to consumers and browsers) until {@link #deliverAtMillis}. */
     public boolean isDelayed(long nowMillis) {
-        return deliverAtMillis > nowMillis;
+        return deliverAtMillis != 0 && deliverAtMillis > nowMillis;
     }
 
     public boolean isExpired(long nowMillis) {

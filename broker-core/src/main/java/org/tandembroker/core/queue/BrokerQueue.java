@@ -209,7 +209,7 @@ public final class BrokerQueue {
 
     /** Adds a message to the entries, or to the schedule while its delivery time has not come (executor). */
     private void place(ServerMessage message) {
-        if (message.metadata().isDelayed(host.nowMillis())) {
+        if (message.metadata().deliverAtMillis() != 0 && message.metadata().isDelayed(host.nowMillis())) {
             schedule.add(message);
             armTimer();
         } else {

@@ -33,9 +33,15 @@ final class ManualQueueHost implements QueueHost {
 
     /** A message (not stored) with that text as content, due {@code delayMillis} from now (0: at once). */
     ServerMessage message(String text, String groupId, long delayMillis) {
+        return message(text, groupId, delayMillis, 0);
+    }
+
+    /** As {@link #message(String, String, long)}, expiring {@code ttlMillis} from now (0: never). */
+    ServerMessage message(String text, String groupId, long delayMillis, long ttlMillis) {
         MessageProperties properties = groupId == null ? MessageProperties.NONE
                 : new MessageProperties(null, null, null, groupId, null, 0, java.util.Map.of());
-        MessageMetadata metadata = new MessageMetadata(null, null, false, 4, 0, now, text.length(), properties,
+        MessageMetadata metadata = new MessageMetadata(null, null, false, 4, ttlMillis == 0 ? 0 : now + ttlMillis, now,
+                text.length(), properties,
                 delayMillis == 0 ? 0 : now + delayMillis);
         return new ServerMessage(nextId++, metadata, text.getBytes(java.nio.charset.StandardCharsets.UTF_8), false);
     }

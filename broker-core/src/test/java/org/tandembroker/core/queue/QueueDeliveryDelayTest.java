@@ -113,4 +113,17 @@ class QueueDeliveryDelayTest {
 
         assertThat(queue.delayedCount()).isZero();
     }
+
+    @Test
+    void aMessageThatExpiresBeforeItsDeliveryTimeIsNeverDeliveredAndLeavesTheDepth() throws Exception {
+        RecordingConsumer consumer = consumerWithCredit(false);
+        ManualQueueHost.publish(queue, host.message("too late", null, 1_000, 500));
+        ManualQueueHost.publish(queue, host.message("marker", null, 2_000));
+
+        host.advance(2_000);
+
+        assertThat(text(consumer.next())).isEqualTo("marker");
+        assertThat(consumer.pending()).isZero();
+        assertThat(queue.depthMessages()).as("the expired one was removed, the marker is unsettled").isEqualTo(1);
+    }
 }
