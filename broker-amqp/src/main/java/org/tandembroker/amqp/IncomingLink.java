@@ -131,6 +131,9 @@ final class IncomingLink implements AmqpLink {
         receiver.setSenderSettleMode(receiver.getRemoteSenderSettleMode());
         receiver.setReceiverSettleMode(ReceiverSettleMode.FIRST);
         receiver.setMaxMessageSize(UnsignedLong.valueOf(maxMessageSize));
+        if (DeliveryTime.isDesired(receiver.getRemoteDesiredCapabilities())) {
+            receiver.setOfferedCapabilities(new Symbol[]{DeliveryTime.DELAYED_DELIVERY});
+        }
         receiver.open();
         receiver.flow(linkCredit);
     }

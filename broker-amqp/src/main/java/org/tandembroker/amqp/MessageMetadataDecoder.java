@@ -21,8 +21,9 @@ import org.tandembroker.core.vhost.AddressKind;
 /**
  * Builds the core's {@link MessageMetadata} from an encoded AMQP message: header.durable, priority and ttl;
  * properties.to, subject, absolute-expiry-time, and what selectors and groups read (message-id and correlation-id
- * in their JMS form, user-id, group-id, group-sequence, creation-time); and the application properties whose values
- * JMS can select on. The content itself stays the client's original bytes.
+ * in their JMS form, user-id, group-id, group-sequence, creation-time); the application properties whose values
+ * JMS can select on; and the delivery time the message annotations ask for ({@link DeliveryTime}). The content
+ * itself stays the client's original bytes.
  *
  * <p>Thread: one instance per connection, used only on its event loop.
  */
@@ -73,8 +74,9 @@ final class MessageMetadataDecoder {
             }
         }
         MessageProperties selectable = selectable(properties, leading.applicationProperties());
+        long deliverAt = DeliveryTime.deliverAtMillis(leading.messageAnnotations(), nowMillis);
         return new Decoded(new MessageMetadata(to, subject, persistent, priority, expiresAt, nowMillis,
-                content.length, selectable), TerminusCapabilities.kindOf(leading.messageAnnotations()));
+                content.length, selectable, deliverAt), TerminusCapabilities.kindOf(leading.messageAnnotations()));
     }
 
     private static MessageProperties selectable(Properties p, Map<String, Object> applicationProperties) {

@@ -13,12 +13,21 @@ package org.tandembroker.core.message;
  * @param arrivalMillis   when the broker received it (epoch millis)
  * @param contentSize     size of the content in bytes
  * @param properties      headers and application properties (selectors, groups, last-value keys); never null
+ * @param deliverAtMillis when the message becomes visible to consumers (epoch millis; JMS 2 delivery delay), 0 for
+ *                        at once
  */
 public record MessageMetadata(String to, String subject, boolean persistent, int priority, long expiresAtMillis,
-                              long arrivalMillis, int contentSize, MessageProperties properties) {
+                              long arrivalMillis, int contentSize, MessageProperties properties,
+                              long deliverAtMillis) {
 
     public MessageMetadata {
         properties = properties == null ? MessageProperties.NONE : properties;
+    }
+
+    /** Metadata of a message to be delivered at once. */
+    public MessageMetadata(String to, String subject, boolean persistent, int priority, long expiresAtMillis,
+                           long arrivalMillis, int contentSize, MessageProperties properties) {
+        this(to, subject, persistent, priority, expiresAtMillis, arrivalMillis, contentSize, properties, 0);
     }
 
     /** Metadata without headers or application properties. */
@@ -27,22 +36,27 @@ public record MessageMetadata(String to, String subject, boolean persistent, int
         this(to, subject, persistent, priority, expiresAtMillis, arrivalMillis, contentSize, MessageProperties.NONE);
     }
 
+    /** Whether the message must wait (invisible to consumers and browsers) until {@link #deliverAtMillis}. */
+    public boolean isDelayed(long nowMillis) {
+        return deliverAtMillis != 0 && deliverAtMillis > nowMillis;
+    }
+
     public boolean isExpired(long nowMillis) {
         return expiresAtMillis != 0 && nowMillis >= expiresAtMillis;
     }
 
     public MessageMetadata withArrival(long newArrivalMillis) {
         return new MessageMetadata(to, subject, persistent, priority, expiresAtMillis, newArrivalMillis, contentSize,
-                properties);
+                properties, deliverAtMillis);
     }
 
     public MessageMetadata withTo(String newTo) {
         return new MessageMetadata(newTo, subject, persistent, priority, expiresAtMillis, arrivalMillis, contentSize,
-                properties);
+                properties, deliverAtMillis);
     }
 
     public MessageMetadata withExpiry(long newExpiresAtMillis) {
         return new MessageMetadata(to, subject, persistent, priority, newExpiresAtMillis, arrivalMillis, contentSize,
-                properties);
+                properties, deliverAtMillis);
     }
 }

@@ -17,11 +17,14 @@ import java.util.Map;
  * <p>Version 1 (every store written before message properties) is still read, and still written for a message
  * without {@link MessageProperties}; version 2 appends the properties: a presence byte, the headers present, then the
  * application properties as (name, type tag, value). Strings of the properties are length-prefixed UTF-8 (a
- * property may be longer than {@code writeUTF}'s 64 KiB).
+ * property may be longer than {@code writeUTF}'s 64 KiB). Version 3, written only for a message with a delivery
+ * time, is version 2 followed by that time (a long, epoch millis); a message without one is written as before, so
+ * a store written by this version is read by the previous one unless it holds delayed messages.
  */
 public final class MetadataCodec {
     private static final byte VERSION_1 = 1;
     private static final byte VERSION_2 = 2;
+    private static final byte VERSION_3 = 3;
     private static final int HAS_TO = 1;
     private static final int HAS_SUBJECT = 2;
     private static final int PERSISTENT = 4;
@@ -47,9 +50,10 @@ public final class MetadataCodec {
 
     public static byte[] encode(MessageMetadata m) {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream(48);
-        boolean withProperties = !m.properties().isEmpty();
+        boolean withDeliveryTime = m.deliverAtMillis() != 0;
+        boolean withProperties = withDeliveryTime || !m.properties().isEmpty();
         try (DataOutputStream out = new DataOutputStream(bytes)) {
-            out.writeByte(withProperties ? VERSION_2 : VERSION_1);
+            out.writeByte(withDeliveryTime ? VERSION_3 : withProperties ? VERSION_2 : VERSION_1);
             int flags = (m.to() != null ? HAS_TO : 0) | (m.subject() != null ? HAS_SUBJECT : 0)
                     | (m.persistent() ? PERSISTENT : 0);
             out.writeByte(flags);
@@ -66,6 +70,9 @@ public final class MetadataCodec {
             if (withProperties) {
                 writeProperties(out, m.properties());
             }
+            if (withDeliveryTime) {
+                out.writeLong(m.deliverAtMillis());
+            }
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -75,7 +82,7 @@ public final class MetadataCodec {
     public static MessageMetadata decode(byte[] encoded) {
         try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(encoded))) {
             byte version = in.readByte();
-            if (version != VERSION_1 && version != VERSION_2) {
+            if (version != VERSION_1 && version != VERSION_2 && version != VERSION_3) {
                 throw new IllegalArgumentException("unknown message metadata version " + version);
             }
             int flags = in.readByte();
@@ -85,9 +92,10 @@ public final class MetadataCodec {
             int size = in.readInt();
             String to = (flags & HAS_TO) != 0 ? in.readUTF() : null;
             String subject = (flags & HAS_SUBJECT) != 0 ? in.readUTF() : null;
-            MessageProperties properties = version == VERSION_2 ? readProperties(in) : MessageProperties.NONE;
+            MessageProperties properties = version >= VERSION_2 ? readProperties(in) : MessageProperties.NONE;
+            long deliverAt = version == VERSION_3 ? in.readLong() : 0;
             return new MessageMetadata(to, subject, (flags & PERSISTENT) != 0, priority, expiresAt, arrival, size,
-                    properties);
+                    properties, deliverAt);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -29,6 +29,11 @@ import org.tandembroker.core.txn.TransactionParticipant;
  * <p><b>Store.</b> A queue writes only removals (relaxed durability: a lost removal is a redelivery); adding an
  * entry is written by whoever published it, in the same store transaction as the message.
  *
+ * <p><b>Delivery delay.</b> A message whose delivery time has not come waits in a {@link DeliverySchedule}, outside
+ * the entries (no consumer or browser sees it), and counts in the depth from its publish. One timer per queue, on the
+ * host's scheduler, hands the due messages back to the executor, which adds them as if just published. A recovered
+ * message goes back on the schedule or, when due, straight to the entries.
+ *
  * <p><b>Recovery.</b> A recovered durable queue serves while its stored entries are still being loaded
  * ({@link #addRecovered}). Messages published meanwhile wait behind the last recovered entry, so everything that
  * was on the queue before a failover is delivered first; dead-lettering onto a loading queue waits for it
@@ -53,6 +58,7 @@ public final class BrokerQueue {
     // Owned by executor.
     private final EntryList entries;
     private final Dispatcher dispatcher;
+    private final DeliverySchedule schedule = new DeliverySchedule();
     private boolean deleted;
     /** Recovered entries are still being loaded: new messages wait in {@link #heldWhileLoading}. */
     private boolean loading;
@@ -140,6 +146,16 @@ public final class BrokerQueue {
         return lastValueReplacements.sum();
     }
 
+    /** Messages waiting for their delivery time (any thread; approximate); they count in the depth too. */
+    public int delayedCount() {
+        return schedule.size();
+    }
+
+    /** Message groups assigned to a consumer now (any thread; approximate). */
+    public int activeGroupCount() {
+        return dispatcher.activeGroups();
+    }
+
     /** Number of attached consumers (read from any thread; approximate). */
     public int consumerCount() {
         return dispatcher.count();
@@ -195,9 +211,43 @@ public final class BrokerQueue {
                 heldWhileLoading.addLast(message);
                 return;
             }
-            append(message);
+            place(message);
             dispatch();
         });
+    }
+
+    /** Adds a message to the entries, or to the schedule while its delivery time has not come (executor). */
+    private void place(ServerMessage message) {
+        if (message.metadata().deliverAtMillis() != 0 && message.metadata().isDelayed(host.nowMillis())) {
+            schedule.add(message);
+            armTimer();
+        } else {
+            append(message);
+        }
+    }
+
+    /** Sets the queue's timer for the earliest delivery time when no timer set already comes first (executor). */
+    private void armTimer() {
+        long at = schedule.timerNeeded();
+        if (at != 0) {
+            host.schedule(() -> executor.execute(() -> releaseDue(at)), at - host.nowMillis());
+        }
+    }
+
+    /** The timer set for {@code timerAt} fired: the messages due join the entries (executor). */
+    private void releaseDue(long timerAt) {
+        schedule.timerFired(timerAt);
+        if (deleted) {
+            return;
+        }
+        List<ServerMessage> due = schedule.takeDue(host.nowMillis());
+        for (ServerMessage message : due) {
+            append(message);
+        }
+        armTimer();
+        if (!due.isEmpty()) {
+            dispatch();
+        }
     }
 
     // ---- recovery (see the class comment) ----
@@ -241,12 +291,12 @@ public final class BrokerQueue {
                 int size = message.metadata().contentSize();
                 depth.reserveUnchecked(size);
                 depth.enqueued(size);
-                append(message);
+                place(message);
             }
             if (last) {
                 loading = false;
                 for (ServerMessage held : heldWhileLoading) {
-                    append(held);
+                    place(held);
                 }
                 heldWhileLoading.clear();
                 recoveryLoaded.complete(null);
@@ -453,14 +503,14 @@ public final class BrokerQueue {
 
     /** An entry is available again; on a last-value queue, the older of it and a queued one with its key goes. */
     private void putBack(QueueEntry entry) {
-        QueueEntry replaced = entries.putBack(entry);
+        QueueEntry replaced = dispatcher.putBack(entry);
         if (replaced != null) {
             removeReplaced(replaced);
         }
     }
 
-    /** Removes an entry a newer one replaced, from the store as if it had been consumed. */
-    private void removeReplaced(QueueEntry replaced) {
+    /** Removes an entry a newer one replaced, from the store as if it had been consumed (executor). */
+    void removeReplaced(QueueEntry replaced) {
         if (deleted) {
             return; // shut down (an entry returned by a departing consumer): the store keeps it, recovery replaces it
         }
@@ -507,7 +557,9 @@ public final class BrokerQueue {
     public void expireEntries() {
         executor.execute(() -> {
             if (!deleted) {
-                entries.takeExpired(host.nowMillis()).forEach(this::expire);
+                long now = host.nowMillis();
+                entries.takeExpired(now).forEach(this::expire);
+                dispatcher.takeExpiredWaiting(now).forEach(this::expire);
             }
         });
     }
@@ -580,13 +632,17 @@ public final class BrokerQueue {
                 LOG.warn("Queue '{}': {} accepted messages could not be removed from the store; they may be "
                         + "redelivered after a restart", name(), unrecorded);
             }
+            List<QueueEntry> waitingGroupMessages = dispatcher.waitingEntries();
             dispatcher.closeAll(reason);
             if (removeFromStore) {
                 List<ServerMessage> all = entries.messages();
                 all.addAll(heldWhileLoading);
+                all.addAll(schedule.messages());
+                waitingGroupMessages.forEach(e -> all.add(e.message));
                 removal.removeWithoutEntries(all);
             }
             entries.clear();
+            schedule.clear();
             heldWhileLoading.clear();
             loading = false;
             recoveryLoaded.complete(null);

@@ -10,7 +10,9 @@ import org.tandembroker.core.exec.SerialExecutor;
 /**
  * A queue's consumers and the handing of its entries to them: round robin over the consumers with credit, in
  * the order {@link EntryList} gives, each consumer's deliveries in order even while some content is still being
- * read from the store. Owned by the queue's executor (asserted); {@link #count()} is read from anywhere.
+ * read from the store. Message groups are decided here ({@link MessageGroups}): a grouped message goes only to its
+ * group's owner, which takes the group's messages that wait for it before anything new. Owned by the queue's
+ * executor (asserted); {@link #count()} and {@link #activeGroups()} are read from anywhere.
  */
 final class Dispatcher {
     private static final Logger LOG = LoggerFactory.getLogger(Dispatcher.class);
@@ -20,6 +22,7 @@ final class Dispatcher {
     private final QueueHost host;
     private final SerialExecutor executor;
     private final List<QueueConsumer> consumers = new ArrayList<>();
+    private final MessageGroups groups = new MessageGroups();
     private int nextConsumer;
 
     Dispatcher(BrokerQueue queue, EntryList entries, QueueHost host, SerialExecutor executor) {
@@ -32,6 +35,11 @@ final class Dispatcher {
     /** Number of attached consumers (any thread; approximate). */
     int count() {
         return consumers.size();
+    }
+
+    /** Message groups assigned to a consumer now (any thread; approximate). */
+    int activeGroups() {
+        return groups.activeGroups();
     }
 
     void add(QueueConsumer consumer) {
@@ -65,6 +73,13 @@ final class Dispatcher {
             queue.returnEntry(entry, consumer, entry.explicitlyFailedBy != consumer, false);
         }
         consumer.unsettled.clear();
+        consumer.browseLookahead = null;
+        for (QueueEntry waiting : groups.release(consumer)) {
+            QueueEntry replaced = entries.putBack(waiting);
+            if (replaced != null) {
+                queue.removeReplaced(replaced); // a last-value queue: the older of the two goes
+            }
+        }
         return consumers.isEmpty();
     }
 
@@ -76,6 +91,25 @@ final class Dispatcher {
             consumer.target.closedByBroker(reason);
         }
         consumers.clear();
+        groups.clear();
+    }
+
+    /**
+     * An entry that was taken comes back: to its group's owner when it has one still attached (so the group stays
+     * in order), otherwise to the entries.
+     */
+    QueueEntry putBack(QueueEntry entry) {
+        return groups.holdForOwner(entry) ? null : entries.putBack(entry);
+    }
+
+    /** Group messages waiting for their owner, taken out when expired by {@code nowMillis}. */
+    List<QueueEntry> takeExpiredWaiting(long nowMillis) {
+        return groups.takeExpired(nowMillis);
+    }
+
+    /** Group messages waiting for their owner (they are available entries outside {@link EntryList}). */
+    List<QueueEntry> waitingEntries() {
+        return groups.waitingEntries();
     }
 
     /** Hands available entries to consumers with credit, round robin. */
@@ -113,22 +147,54 @@ final class Dispatcher {
         }
     }
 
+    /**
+     * The consumer's next entry: first a message of its groups that waited for it, then the entries' next one
+     * that it may have (one of a group owned by another consumer is left waiting for that owner).
+     */
     private QueueEntry nextAvailable(QueueConsumer consumer, long now) {
-        QueueEntry candidate = entries.takeNext(consumer);
-        while (candidate != null && candidate.isExpired(now)) {
-            queue.expire(candidate);
-            candidate = entries.takeNext(consumer);
+        while (true) {
+            QueueEntry candidate = groups.hasWaiting() ? groups.takeWaiting(consumer) : null;
+            if (candidate == null) {
+                candidate = entries.takeNext(consumer);
+                if (candidate == null) {
+                    return null;
+                }
+            }
+            if (candidate.isExpired(now)) {
+                queue.expire(candidate);
+            } else if (groups.admit(candidate, consumer, consumers)) {
+                return candidate;
+            }
         }
-        return candidate;
     }
 
-    /** A browser's next entry; expired ones are passed over (the expiry sweep or a consumer removes them). */
+    /**
+     * A browser's next entry, in queue order, including group messages waiting for their owner; expired ones are
+     * passed over (the expiry sweep or a consumer removes them).
+     */
     private QueueEntry nextUnexpired(QueueConsumer browser, long now) {
-        QueueEntry candidate = entries.browseNext(browser);
-        while (candidate != null && candidate.isExpired(now)) {
-            candidate = entries.browseNext(browser);
+        while (true) {
+            QueueEntry fromList = browser.browseLookahead;
+            if (fromList == null || fromList.state != QueueEntry.State.AVAILABLE) {
+                fromList = entries.browseNext(browser);
+            }
+            QueueEntry waiting = groups.hasWaiting() ? groups.waitingAfter(browser.browsedUpTo) : null;
+            QueueEntry next;
+            if (waiting != null && (fromList == null || waiting.sequence < fromList.sequence)) {
+                next = waiting;
+                browser.browseLookahead = fromList;
+            } else {
+                next = fromList;
+                browser.browseLookahead = null;
+            }
+            if (next == null) {
+                return null;
+            }
+            browser.browsedUpTo = Math.max(browser.browsedUpTo, next.sequence);
+            if (!next.isExpired(now)) {
+                return next;
+            }
         }
-        return candidate;
     }
 
     /** A copy of an entry for a browser: the entry stays available to consumers. */

@@ -18,6 +18,10 @@ final class QueueConsumer implements Subscription {
     final boolean browsing;
     /** This consumer's place in the entries when it has a filter or browses; null otherwise. */
     EntryList.Cursor cursor;
+    /** A browser's next entry from {@link EntryList}, held while older group messages waiting are shown first. */
+    QueueEntry browseLookahead;
+    /** The highest sequence a browser was shown (group messages waiting for their owner above it are not seen). */
+    long browsedUpTo = -1;
     int credit;
     boolean drainRequested;
     boolean closed;

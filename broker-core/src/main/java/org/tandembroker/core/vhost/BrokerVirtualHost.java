@@ -54,7 +54,7 @@ public final class BrokerVirtualHost implements VirtualHost, ManagedVirtualHost 
         OwningThread lifecycleThread = new OwningThread("vhost-" + config.name());
         this.store = new CurrentStore(config.name());
         this.status = new ServingStatus(config.name(), lifecycleThread);
-        this.topology = new Topology(config, store, operationalLog, queuePool);
+        this.topology = new Topology(config, store, operationalLog, queuePool, housekeeping);
         this.admission = new ClientAdmission(config.name(), status, topology);
         this.publisher = new Publisher(status, store, contentBudget);
         this.addresses = new AddressResolver(config, status, topology, publisher);

@@ -7,6 +7,9 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import org.tandembroker.core.BrokerException;
 import org.tandembroker.core.config.QueueConfig;
 import org.tandembroker.core.config.VirtualHostConfig;
@@ -30,16 +33,20 @@ final class Topology {
     private final CurrentStore store;
     private final OperationalLog operationalLog;
     private final Executor queuePool;
+    /** The timer for delayed deliveries (the broker's housekeeping thread). */
+    private final ScheduledExecutorService timer;
     private final QueueHost queueHost = new HostForQueues();
     private final Map<String, BrokerQueue> queues = new ConcurrentHashMap<>();
     private final Map<String, CompletableFuture<BrokerQueue>> queueDeclarations = new ConcurrentHashMap<>();
     private final Map<String, Exchange> exchanges = new ConcurrentHashMap<>();
 
-    Topology(VirtualHostConfig config, CurrentStore store, OperationalLog operationalLog, Executor queuePool) {
+    Topology(VirtualHostConfig config, CurrentStore store, OperationalLog operationalLog, Executor queuePool,
+             ScheduledExecutorService timer) {
         this.config = config;
         this.store = store;
         this.operationalLog = operationalLog;
         this.queuePool = queuePool;
+        this.timer = timer;
     }
 
     /** The queue of that name, or null. */
@@ -202,6 +209,15 @@ final class Topology {
         @Override
         public long nowMillis() {
             return System.currentTimeMillis();
+        }
+
+        @Override
+        public void schedule(Runnable task, long delayMillis) {
+            try {
+                timer.schedule(task, Math.max(0, delayMillis), TimeUnit.MILLISECONDS);
+            } catch (RejectedExecutionException stopping) {
+                // The broker is stopping: its queues leave memory, and delayed messages stay in the store.
+            }
         }
     }
 }

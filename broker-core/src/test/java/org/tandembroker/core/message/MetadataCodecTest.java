@@ -54,4 +54,28 @@ class MetadataCodecTest {
         assertThat(decoded).isEqualTo(metadata);
         assertThat(decoded.properties().application()).containsExactlyEntriesOf(application);
     }
+
+    @Test
+    void aDeliveryTimeRoundTripsAsVersionThreeWithOrWithoutProperties() {
+        MessageMetadata bare = new MessageMetadata("q", null, true, 4, 0, 42, 10, MessageProperties.NONE, 99_000);
+        MessageMetadata grouped = new MessageMetadata("q", null, true, 4, 0, 42, 10,
+                new MessageProperties(null, null, null, "g", 2L, 0, Map.of("k", 1)), 99_000);
+
+        byte[] encoded = MetadataCodec.encode(bare);
+
+        assertThat(encoded[0]).isEqualTo((byte) 3);
+        assertThat(MetadataCodec.decode(encoded)).isEqualTo(bare);
+        assertThat(MetadataCodec.decode(MetadataCodec.encode(grouped))).isEqualTo(grouped);
+    }
+
+    @Test
+    void metadataWithPropertiesAndNoDeliveryTimeIsStillWrittenAsVersionTwo() {
+        MessageMetadata metadata = new MessageMetadata("q", null, true, 4, 0, 42, 10,
+                new MessageProperties(null, null, null, "g", null, 0, Map.of()));
+
+        byte[] encoded = MetadataCodec.encode(metadata);
+
+        assertThat(encoded[0]).isEqualTo((byte) 2);
+        assertThat(MetadataCodec.decode(encoded).deliverAtMillis()).isZero();
+    }
 }

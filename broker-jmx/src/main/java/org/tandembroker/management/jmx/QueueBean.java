@@ -102,4 +102,14 @@ final class QueueBean implements QueueMBean {
     public String getLastValueKey() {
         return queue.config().options().lastValueKey();
     }
+
+    @Override
+    public int getMessagesDelayed() {
+        return queue.delayedCount();
+    }
+
+    @Override
+    public int getActiveGroups() {
+        return queue.activeGroupCount();
+    }
 }

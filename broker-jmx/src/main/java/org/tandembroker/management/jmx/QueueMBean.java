@@ -45,4 +45,10 @@ public interface QueueMBean {
 
     /** The application property keying a last-value queue, or null for an ordinary queue. */
     String getLastValueKey();
+
+    /** Messages waiting for their delivery time (JMS delivery delay); they are counted in the depth too. */
+    int getMessagesDelayed();
+
+    /** Message groups (JMSXGroupID) assigned to a consumer now. */
+    int getActiveGroups();
 }

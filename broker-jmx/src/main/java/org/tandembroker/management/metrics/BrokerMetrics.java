@@ -181,7 +181,11 @@ public final class BrokerMetrics implements AutoCloseable {
                 FunctionCounter.builder(MetricNames.QUEUE_MESSAGES_REPLACED, queue,
                                 BrokerQueue::lastValueReplacementsTotal)
                         .description("Messages replaced by a newer one with the same last-value key")
-                        .tags(tags).register(registry));
+                        .tags(tags).register(registry),
+                Gauge.builder(MetricNames.QUEUE_MESSAGES_DELAYED, queue, BrokerQueue::delayedCount)
+                        .description("Messages waiting for their delivery time").tags(tags).register(registry),
+                Gauge.builder(MetricNames.QUEUE_GROUPS_ACTIVE, queue, BrokerQueue::activeGroupCount)
+                        .description("Message groups assigned to a consumer").tags(tags).register(registry));
     }
 
     private List<Meter> replicaMeters(String vhost, String replica) {

@@ -63,6 +63,10 @@ public final class MetricNames {
     public static final String QUEUE_MESSAGES_BROWSED = "tandem.queue.messages.browsed";
     /** Counter: messages a newer one with the same last-value key replaced before delivery, since then. */
     public static final String QUEUE_MESSAGES_REPLACED = "tandem.queue.messages.replaced";
+    /** Gauge: messages waiting for their delivery time (JMS delivery delay; counted in the depth too). */
+    public static final String QUEUE_MESSAGES_DELAYED = "tandem.queue.messages.delayed";
+    /** Gauge: message groups (JMSXGroupID) assigned to a consumer. */
+    public static final String QUEUE_GROUPS_ACTIVE = "tandem.queue.groups.active";
 
     // ---- store ----
     /** Timer: latency of publish commits (from the store commit to its future completing: fsync and acks). */
