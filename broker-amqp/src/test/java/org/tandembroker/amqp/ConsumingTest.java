@@ -15,6 +15,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.tandembroker.core.vhost.AddressKind;
 import org.tandembroker.core.queue.MessageFilter;
+import org.tandembroker.core.queue.NamedSubscription;
 import org.tandembroker.core.queue.SubscriptionOptions;
 
 class ConsumingTest {
@@ -109,7 +110,8 @@ class ConsumingTest {
                 .extracting(r -> r.address(), r -> r.options())
                 .containsExactly(
                         org.assertj.core.groups.Tuple.tuple("invoices", new SubscriptionOptions(false,
-                                "billing:monthly", AddressKind.TOPIC, MessageFilter.ALL)),
+                                new NamedSubscription("monthly", "billing", true, false), AddressKind.TOPIC,
+                                MessageFilter.ALL)),
                         org.assertj.core.groups.Tuple.tuple("invoices",
                                 new SubscriptionOptions(false, null, AddressKind.TOPIC, MessageFilter.ALL)));
     }

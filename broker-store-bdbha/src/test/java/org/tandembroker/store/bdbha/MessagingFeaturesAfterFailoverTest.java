@@ -22,6 +22,7 @@ import org.tandembroker.core.message.MessageProperties;
 import org.tandembroker.core.selector.Selector;
 import org.tandembroker.core.queue.Delivery;
 import org.tandembroker.core.queue.MessageFilter;
+import org.tandembroker.core.queue.NamedSubscription;
 import org.tandembroker.core.queue.SubscriptionOptions;
 import org.tandembroker.core.testing.RecordingConsumer;
 import org.tandembroker.core.testing.VirtualHostHarness;
@@ -104,8 +105,8 @@ class MessagingFeaturesAfterFailoverTest {
     @Test
     void aDurableSubscriptionToANamedTopicKeepsItsMessagesAndItsBindingAfterFailover() throws Exception {
         startGroup("topics");
-        SubscriptionOptions durable = new SubscriptionOptions(false, "ticker:quotes", AddressKind.TOPIC,
-                MessageFilter.ALL);
+        SubscriptionOptions durable = new SubscriptionOptions(false,
+                new NamedSubscription("quotes", "ticker", true, false), AddressKind.TOPIC, MessageFilter.ALL);
         master.subscribe("quotes", new RecordingConsumer(), durable).join().close();
         Destination quotes = master.resolveDestination("quotes", AddressKind.TOPIC, ClientAccess.UNRESTRICTED).join();
         publish(quotes, VirtualHostHarness.message("before", null, true, 0));
