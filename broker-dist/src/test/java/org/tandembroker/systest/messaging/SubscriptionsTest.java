@@ -2,6 +2,7 @@ package org.tandembroker.systest.messaging;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import jakarta.jms.Connection;
 import jakarta.jms.InvalidDestinationException;
@@ -12,6 +13,7 @@ import jakarta.jms.Session;
 import jakarta.jms.TextMessage;
 import jakarta.jms.Topic;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.qpid.jms.JmsConnectionFactory;
@@ -301,5 +303,15 @@ class SubscriptionsTest {
             shared.close();
             session.unsubscribe("same");
         }
+    }
+
+    @Test
+    void aPythonClientsDurableSubscriptionCollectsWhileDetachedAndGoesWhenClosed() throws Exception {
+        PythonScript.assumeAvailable();
+        String url = "amqp://guest:guest@127.0.0.1:" + broker.port();
+        List<String> lines = PythonScript.run("durable_subscription.py", url, "py-client", "weather", "forecasts", "3");
+        assertThat(lines).containsExactly("received m-0", "received m-1", "received m-2");
+        await("closing the receiver deletes the subscription").atMost(Duration.ofSeconds(10))
+                .until(() -> queue("py-client:forecasts") == null);
     }
 }
