@@ -167,4 +167,47 @@ class MessagingFeaturesAfterFailoverTest {
         assertThat(texts(consumer, 4)).containsExactly("m0", "m1", "m2", "m3");
         assertThat(active.queue("orders").orElseThrow().browsedTotal()).isEqualTo(2);
     }
+
+    @Test
+    void aSharedDurableSubscriptionKeepsItsSelectorAfterFailoverAndCanBeFoundAndUnsubscribedThere() throws Exception {
+        startGroup("subscriptions");
+        NamedSubscription reds = new NamedSubscription("reds", null, true, true);
+        SubscriptionOptions shared = new SubscriptionOptions(false, reds, AddressKind.TOPIC,
+                new MessageFilter(Selector.parse("colour = 'red'"), null));
+        master.subscribe("paint", new RecordingConsumer(), shared).join().close();
+        Destination paint = master.resolveDestination("paint", AddressKind.TOPIC, ClientAccess.UNRESTRICTED).join();
+        publish(paint, coloured("red before", "red"));
+        publish(paint, coloured("blue before", "blue"));
+
+        BrokerVirtualHost active = failOver();
+        assertThat(active.findSubscription(reds, ClientAccess.UNRESTRICTED).join()).hasValueSatisfying(terms -> {
+            assertThat(terms.address()).isEqualTo("paint");
+            assertThat(terms.selector()).isEqualTo("colour = 'red'");
+            assertThat(terms.subscription().shared()).isTrue();
+        });
+        Destination paintNow = active.resolveDestination("paint", AddressKind.TOPIC, ClientAccess.UNRESTRICTED)
+                .join();
+        publish(paintNow, coloured("blue after", "blue"));
+        publish(paintNow, coloured("red after", "red"));
+        RecordingConsumer first = new RecordingConsumer();
+        RecordingConsumer second = new RecordingConsumer();
+        var one = active.subscribe("paint", first, shared).join();
+        var two = active.subscribe("paint", second, shared).join();
+        one.addCredit(1);
+        two.addCredit(1);
+        List<String> received = new ArrayList<>(texts(first, 1));
+        received.addAll(texts(second, 1));
+        assertThat(received).as("the recovered subscription still admits only red").containsExactlyInAnyOrder(
+                "red before", "red after");
+        assertThat(active.queue("reds|global").orElseThrow().depthMessages()).isZero();
+
+        assertThat(active.unsubscribe(reds, ClientAccess.UNRESTRICTED)).failsWithin(ROLE_DEADLINE)
+                .withThrowableThat().withMessageContaining("2 active consumers");
+        one.close();
+        two.close();
+        assertThat(active.unsubscribe(reds, ClientAccess.UNRESTRICTED)).succeedsWithin(ROLE_DEADLINE);
+        publish(paintNow, coloured("red unsubscribed", "red"));
+        assertThat(active.queue("reds|global")).isEmpty();
+        assertThat(active.findSubscription(reds, ClientAccess.UNRESTRICTED).join()).isEmpty();
+    }
 }
