@@ -30,6 +30,11 @@ public record SubscriptionTerms(NamedSubscription subscription, String address, 
                 && noLocal == other.noLocal;
     }
 
+    /** For operators: e.g. {@code durable subscription 'p' of client 'app-1' to topic 'prices' (selector 'x > 1')}. */
+    public String describe() {
+        return subscription.describe() + " to " + describeTerms();
+    }
+
     /** For messages: e.g. {@code topic 'prices' with selector 'x > 1'}. */
     String describeTerms() {
         return "topic '" + address + "'" + (selector == null ? "" : " with selector '" + selector + "'")
