@@ -96,7 +96,8 @@ class ManagementStartupTest {
     @Test
     void aSubscriptionsQueueBeanSaysWhoseSubscriptionItIsAndWhatItSubscribesTo() throws Exception {
         int port = TestNode.freePort();
-        try (Broker broker = start(files("<management><jmx host=\"127.0.0.1\" port=\"" + port + "\"/></management>"));
+        try (Broker broker = start(files("<management><jmx host=\"127.0.0.1\" port=\"" + port + "\"/>"
+                + "<disk watermark=\"0\" checkInterval=\"200ms\"/></management>")); // queues are followed as often
              JMXConnector connector = connect(port)) {
             NamedSubscription subscription = new NamedSubscription("eu-prices", "trader-7", true, false);
             broker.virtualHost("plain").subscribe("prices", new RecordingConsumer(), new SubscriptionOptions(false,
