@@ -70,8 +70,7 @@ final class SourceTerms {
                 : null;
         AddressKind kind = TerminusCapabilities.kindOf(capabilities);
         // Qpid JMS asks for copy on topic subscriptions too: there it means a copy per subscriber, not a browser.
-        boolean browsing = COPY.equals(source.getDistributionMode()) && kind != AddressKind.TOPIC
-                && subscription == null;
+        boolean browsing = COPY.equals(source.getDistributionMode()) && kind != AddressKind.TOPIC;
         return new SubscriptionOptions(preSettled, subscription, kind,
                 filter(source.getFilter(), connectionIdentity), browsing);
     }

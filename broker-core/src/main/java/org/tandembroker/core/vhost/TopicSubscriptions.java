@@ -5,6 +5,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 import org.tandembroker.core.BrokerException;
 import org.tandembroker.core.ErrorKind;
@@ -191,12 +192,13 @@ final class TopicSubscriptions {
         return topology.bindIfAbsent(exchange, queue, key)
                 .thenCompose(bound -> queue.subscribe(subscriber, options.preSettled(), options.filter()))
                 .handle((subscription, failure) -> {
-                    if (failure == null && topology.queue(queue.name()) == queue) {
-                        subscriber.subscription = subscription;
+                    if (failure == null && topology.queue(queue.name()) == queue
+                            && subscriber.handOver(subscription)) {
                         return CompletableFuture.completedFuture((Subscription) subscriber);
                     }
                     // The queue went meanwhile: a non-durable shared one with its last consumer.
                     subscriber.abandon(subscription);
+                    topology.unbindIfDeleted(queue); // a binding made just after the queue's deletion unbound it
                     if (attempt < MAX_ATTEMPTS && topology.queue(queue.name()) != queue) {
                         return join(terms, exchange, key, target, options, attempt + 1);
                     }
@@ -238,23 +240,36 @@ final class TopicSubscriptions {
 
     /**
      * One consumer of a subscription queue, between the queue and the front end's target: it counts itself out once,
-     * when the client closes it or the broker does.
+     * when the client closes it or the broker does. It is handed to the client only if its queue did not close it
+     * while it attached ({@link #handOver}, decided atomically against {@link #closedByBroker}, which the queue may
+     * call on its own thread while the attach completes on another); otherwise it is abandoned and the client never
+     * hears of it.
      */
     private final class Subscriber implements ConsumerTarget, Subscription {
+        private static final int ATTACHING = 0;
+        private static final int HANDED_OVER = 1;
+        private static final int ABANDONED = 2;
+
         private final BrokerQueue queue;
         private final ConsumerTarget target;
         private final AtomicBoolean gone = new AtomicBoolean();
+        private final AtomicInteger state = new AtomicInteger(ATTACHING);
         private volatile Subscription subscription;
-        private volatile boolean abandoned;
 
         Subscriber(BrokerQueue queue, ConsumerTarget target) {
             this.queue = queue;
             this.target = target;
         }
 
-        /** Never handed to the client: its queue went while it attached (a new attempt follows). */
+        /** Whether it goes to the client: false when its queue closed it meanwhile. */
+        boolean handOver(Subscription attached) {
+            subscription = attached;
+            return state.compareAndSet(ATTACHING, HANDED_OVER);
+        }
+
+        /** Never handed to the client (its queue went while it attached; a new attempt follows). */
         void abandon(Subscription attached) {
-            abandoned = true;
+            state.set(ABANDONED);
             if (attached != null) {
                 attached.close();
             }
@@ -269,7 +284,7 @@ final class TopicSubscriptions {
 
         @Override
         public void deliver(Delivery delivery) {
-            if (abandoned) {
+            if (state.get() == ABANDONED) {
                 delivery.release();
             } else {
                 target.deliver(delivery);
@@ -278,7 +293,7 @@ final class TopicSubscriptions {
 
         @Override
         public void drained() {
-            if (!abandoned) {
+            if (state.get() == HANDED_OVER) {
                 target.drained();
             }
         }
@@ -286,7 +301,7 @@ final class TopicSubscriptions {
         @Override
         public void closedByBroker(String reason) {
             leave();
-            if (!abandoned) {
+            if (!state.compareAndSet(ATTACHING, ABANDONED) && state.get() == HANDED_OVER) {
                 target.closedByBroker(reason);
             }
         }

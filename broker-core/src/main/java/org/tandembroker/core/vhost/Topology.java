@@ -188,6 +188,16 @@ final class Topology {
         return CompletableFuture.allOf(stored, shutDown);
     }
 
+    /**
+     * Removes the in-memory bindings of a queue that is no longer in the topology (a binding added just after its
+     * deletion unbound it: a subscriber attaching as the queue went).
+     */
+    void unbindIfDeleted(BrokerQueue queue) {
+        if (queues.get(queue.name()) != queue) {
+            exchanges.values().forEach(exchange -> exchange.unbindAll(queue));
+        }
+    }
+
     /** Asks every queue to drop its expired entries. */
     void expireEntries() {
         queues.values().forEach(BrokerQueue::expireEntries);
