@@ -117,6 +117,27 @@ class ConsumingTest {
     }
 
     @Test
+    void qpidJmsSharedSubscriptionsReachTheCoreNamedByClientOrGlobalWhateverTheLinkNameSuffix() throws Exception {
+        try (Connection withId = broker.connectionFactory("?jms.clientID=crew").createConnection();
+             Connection withoutId = broker.connectionFactory().createConnection()) {
+            Session crew = withId.createSession(false, Session.AUTO_ACKNOWLEDGE);
+            Topic jobs = crew.createTopic("jobs");
+            crew.createSharedDurableConsumer(jobs, "pool"); // link name "pool"
+            crew.createSharedDurableConsumer(jobs, "pool"); // "pool|2"
+            crew.createSharedConsumer(jobs, "pool");        // "pool|volatile1"
+            Session anyone = withoutId.createSession(false, Session.AUTO_ACKNOWLEDGE);
+            anyone.createSharedDurableConsumer(anyone.createTopic("jobs"), "pool"); // "pool|global"
+            anyone.createSharedDurableConsumer(anyone.createTopic("jobs"), "pool"); // "pool|global2"
+            anyone.createSharedConsumer(anyone.createTopic("jobs"), "pool");        // "pool|global-volatile1"
+        }
+        NamedSubscription durable = new NamedSubscription("pool", "crew", true, true);
+        NamedSubscription global = new NamedSubscription("pool", null, true, true);
+        assertThat(broker.virtualHost.subscriptionRequests()).extracting(r -> r.options().subscription())
+                .containsExactly(durable, durable, new NamedSubscription("pool", "crew", false, true),
+                        global, global, new NamedSubscription("pool", null, false, true));
+    }
+
+    @Test
     void preSettledConsumerAsksForAtMostOnce() throws Exception {
         try (Connection connection = broker.connectionFactory("?jms.presettlePolicy.presettleConsumers=true")
                 .createConnection()) {
