@@ -1,6 +1,7 @@
 package org.tandembroker.core.vhost;
 
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -97,6 +98,9 @@ final class TopicSubscriptions {
         String queueName = subscription.queueName();
         return inTurn(queueName, () -> {
             SubscriptionTerms terms = topology.queue(queueName) == null ? null : topology.subscriptionTerms(queueName);
+            if (terms != null && !sameOwner(terms.subscription(), subscription)) {
+                terms = null;
+            }
             if (terms != null) {
                 access.require(Permission.CONSUME, terms.address());
             }
@@ -113,7 +117,7 @@ final class TopicSubscriptions {
         return inTurn(queueName, () -> {
             BrokerQueue queue = topology.queue(queueName);
             SubscriptionTerms terms = queue == null ? null : topology.subscriptionTerms(queueName);
-            if (terms == null) {
+            if (terms == null || !sameOwner(terms.subscription(), subscription)) {
                 throw new BrokerException(ErrorKind.NOT_FOUND, "there is no " + subscription.describe()
                         + " in virtual host '" + config.name() + "'");
             }
@@ -126,6 +130,14 @@ final class TopicSubscriptions {
             }
             return topology.deleteQueue(queue, "unsubscribed");
         });
+    }
+
+    /**
+     * Whether two subscriptions of one queue name are one client's with one name (a client ID with a {@code :} could
+     * otherwise make another client's queue name).
+     */
+    private static boolean sameOwner(NamedSubscription a, NamedSubscription b) {
+        return a.name().equals(b.name()) && Objects.equals(a.owner(), b.owner());
     }
 
     /** Consumers attached to a subscription queue (any thread). */
@@ -149,6 +161,10 @@ final class TopicSubscriptions {
                     + queueName + "' exists and holds no subscription");
         }
         NamedSubscription found = existing.subscription();
+        if (!sameOwner(found, wanted)) {
+            throw new BrokerException(ErrorKind.ILLEGAL_STATE, "cannot use " + wanted.describe() + ": its queue '"
+                    + queueName + "' holds " + found.describe());
+        }
         if (found.shared() != wanted.shared()) {
             throw new BrokerException(ErrorKind.ILLEGAL_STATE, "cannot create " + wanted.describe() + ": "
                     + found.describe() + " exists (a shared and an unshared subscription may not have the same name"

@@ -121,4 +121,17 @@ class TopicSubscriptionsTest {
         assertThat(host.findSubscription(new NamedSubscription("none", "app", true, false),
                 ClientAccess.UNRESTRICTED).join()).isEmpty();
     }
+
+    @Test
+    void aClientIdWithAColonCannotReachAnotherClientsSubscriptionThroughItsQueueName() {
+        NamedSubscription theirs = new NamedSubscription("b:c", "a", true, false);
+        NamedSubscription mine = new NamedSubscription("c", "a:b", true, false);
+        assertThat(theirs.queueName()).isEqualTo(mine.queueName());
+        host.subscribe("events", new RecordingConsumer(), options(theirs)).join().close();
+        assertThat(host.subscribe("events", new RecordingConsumer(), options(mine))).failsWithin(Duration.ofSeconds(10))
+                .withThrowableThat().withMessageContaining("holds durable subscription 'b:c' of client 'a'");
+        assertThat(failure(host.unsubscribe(mine, ClientAccess.UNRESTRICTED))).isEqualTo(ErrorKind.NOT_FOUND);
+        assertThat(host.findSubscription(mine, ClientAccess.UNRESTRICTED).join()).isEmpty();
+        assertThat(host.unsubscribe(theirs, ClientAccess.UNRESTRICTED)).succeedsWithin(Duration.ofSeconds(10));
+    }
 }
