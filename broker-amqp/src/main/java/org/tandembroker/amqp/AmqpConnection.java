@@ -237,7 +237,8 @@ final class AmqpConnection implements ProtonEventListener, ClientConnection {
         if (admission instanceof Admission.Admitted admitted) {
             registration = admitted.registration();
             virtualHost = host;
-            protonConnection.setOfferedCapabilities(new Symbol[]{ANONYMOUS_RELAY, DeliveryTime.DELAYED_DELIVERY});
+            protonConnection.setOfferedCapabilities(new Symbol[]{ANONYMOUS_RELAY, DeliveryTime.DELAYED_DELIVERY,
+                    TerminusCapabilities.SHARED_SUBSCRIPTIONS});
             protonConnection.open();
             resources.log().log(LogCode.CON_1001, describe(), host.name(), user);
             onOpened.run();

@@ -22,6 +22,7 @@ import org.tandembroker.core.BrokerException;
 import org.tandembroker.core.ErrorKind;
 import org.tandembroker.core.queue.ConsumerTarget;
 import org.tandembroker.core.queue.Delivery;
+import org.tandembroker.core.queue.NamedSubscription;
 import org.tandembroker.core.queue.Subscription;
 import org.tandembroker.core.queue.SubscriptionOptions;
 import org.tandembroker.core.security.ClientAccess;
@@ -53,12 +54,17 @@ final class OutgoingLink implements AmqpLink, ConsumerTarget {
     private final AmqpConnection connection;
     private final Sender sender;
     private Subscription subscription;
+    private SubscriptionOptions subscribedOptions;
     private boolean preSettled;
     private long nextTag;
     private int sent;
     private int creditGivenToCore;
     private boolean drainRequested;
     private boolean closed;
+    /** The named subscription this link consumes from (durable or shared), or null. */
+    private NamedSubscription joined;
+    /** A link that found a durable subscription by name (null source) and, closed, unsubscribes it; or null. */
+    private NamedSubscription foundByName;
 
     OutgoingLink(AmqpConnection connection, Sender sender) {
         this.connection = connection;
@@ -67,6 +73,10 @@ final class OutgoingLink implements AmqpLink, ConsumerTarget {
 
     @Override
     public void attach() {
+        if (sender.getRemoteSource() == null) {
+            findSubscription();
+            return;
+        }
         if (!(sender.getRemoteSource() instanceof Source source)) {
             refuse(ErrorConditions.condition(AmqpError.INVALID_FIELD, "a consuming link needs a source"));
             return;
@@ -80,6 +90,7 @@ final class OutgoingLink implements AmqpLink, ConsumerTarget {
             refuse(refused.condition());
             return;
         }
+        subscribedOptions = options;
 
         CompletableFuture<String> address = source.getDynamic()
                 ? connection.virtualHost().createTemporaryQueue(connection)
@@ -113,8 +124,48 @@ final class OutgoingLink implements AmqpLink, ConsumerTarget {
     private record Subscribed(String address, Subscription subscription) {
     }
 
+    /**
+     * A receiver attached with a null source asks for an existing terminus by link name: Qpid JMS does so to
+     * unsubscribe, then closes the link. The durable subscription the link name names is answered with its source
+     * (and its deletion follows the close, {@link #onRemoteDetach}); none is answered with a null source and
+     * amqp:not-found, which Qpid JMS reports as an InvalidDestinationException. The link delivers nothing.
+     */
+    private void findSubscription() {
+        NamedSubscription named;
+        try {
+            Symbol[] hints = sender.getRemoteDesiredCapabilities();
+            named = SourceTerms.subscription(sender.getName(), connection.remoteContainerId(), true,
+                    TerminusCapabilities.has(hints, TerminusCapabilities.SHARED), hints);
+        } catch (SourceTerms.Refused refused) {
+            refuse(refused.condition());
+            return;
+        }
+        connection.virtualHost().findSubscription(named, connection.access()).whenComplete((found, failure) ->
+                connection.executor().execute(() -> {
+                    if (closed) {
+                        return;
+                    }
+                    if (failure != null) {
+                        refuseOrCloseConnection(failure);
+                    } else if (found.isEmpty()) {
+                        refuse(ErrorConditions.condition(AmqpError.NOT_FOUND, "there is no " + named.describe()));
+                    } else {
+                        foundByName = found.get().subscription();
+                        sender.setSource(SourceTerms.sourceOf(found.get(), OUTCOMES));
+                        sender.setTarget(sender.getRemoteTarget());
+                        sender.setSenderSettleMode(SenderSettleMode.UNSETTLED);
+                        sender.setReceiverSettleMode(ReceiverSettleMode.FIRST);
+                        sender.open();
+                    }
+                }));
+    }
+
     private void open(Source remoteSource, Subscribed subscribed) {
         subscription = subscribed.subscription();
+        NamedSubscription asked = subscribedOptions == null ? null : subscribedOptions.subscription();
+        if (asked != null && asked.queueName().equals(subscription.queueName())) {
+            joined = asked;
+        }
         Source local = (Source) remoteSource.copy();
         local.setAddress(subscribed.address());
         local.setOutcomes(OUTCOMES);
@@ -286,10 +337,36 @@ final class OutgoingLink implements AmqpLink, ConsumerTarget {
         sender.close();
     }
 
+    /**
+     * Detached, a durable subscription stays and keeps collecting messages; closed, it goes: a link that found it by
+     * name answers once it is deleted (or with the reason it is not, e.g. consumers attached); a consumer that leaves
+     * it with a close deletes it unless other consumers still share it.
+     */
     @Override
     public void onRemoteDetach(boolean closedByPeer) {
         closed = true;
         closeSubscription();
+        if (closedByPeer && foundByName != null) {
+            NamedSubscription named = foundByName;
+            foundByName = null;
+            connection.virtualHost().unsubscribe(named, connection.access()).whenComplete((done, failure) ->
+                    connection.executor().execute(() -> {
+                        if (failure != null) {
+                            sender.setCondition(ErrorConditions.of(failure));
+                        }
+                        AmqpLink.answerDetach(sender, true);
+                    }));
+            return;
+        }
+        if (closedByPeer && joined != null && joined.durable()) {
+            NamedSubscription named = joined;
+            connection.virtualHost().unsubscribe(named, connection.access()).whenComplete((done, failure) -> {
+                if (failure != null) {
+                    LOG.debug("{} stays after a consumer closed its link: {}", named.describe(),
+                            failure.getMessage());
+                }
+            });
+        }
         AmqpLink.answerDetach(sender, closedByPeer);
     }
 

@@ -1,24 +1,29 @@
 package org.tandembroker.amqp;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.qpid.proton.amqp.DescribedType;
 import org.apache.qpid.proton.amqp.Symbol;
+import org.apache.qpid.proton.amqp.UnknownDescribedType;
 import org.apache.qpid.proton.amqp.UnsignedLong;
 import org.apache.qpid.proton.amqp.messaging.Source;
 import org.apache.qpid.proton.amqp.messaging.TerminusDurability;
+import org.apache.qpid.proton.amqp.messaging.TerminusExpiryPolicy;
 import org.apache.qpid.proton.amqp.transport.AmqpError;
 import org.apache.qpid.proton.amqp.transport.ErrorCondition;
 import org.tandembroker.core.queue.MessageFilter;
+import org.tandembroker.core.queue.NamedSubscription;
 import org.tandembroker.core.queue.SubscriptionOptions;
 import org.tandembroker.core.selector.Selector;
 import org.tandembroker.core.selector.SelectorException;
 import org.tandembroker.core.vhost.AddressKind;
+import org.tandembroker.core.vhost.SubscriptionTerms;
 
 /**
- * A consuming link's source read into the core's {@link SubscriptionOptions}: settlement, durability (a durable
- * subscription is named {@code container-id:link-name}), the {@code topic}/{@code queue} capability, and the
+ * A consuming link's source read into the core's {@link SubscriptionOptions}: settlement, the named subscription
+ * a durable or {@code shared} source joins ({@link #subscription}), the {@code topic}/{@code queue} capability, and the
  * filters: a JMS selector ({@code apache.org:selector-filter:string}, what Qpid JMS sends under the key
  * {@code jms-selector}, or a plain string under that key) and no-local ({@code apache.org:no-local-filter:list}), and
  * distribution-mode {@code copy} (a browser).
@@ -57,14 +62,79 @@ final class SourceTerms {
      */
     static SubscriptionOptions read(Source source, boolean preSettled, String containerId, String linkName,
                                     String connectionIdentity) throws Refused {
-        String durableName = source.getDurable() != null && source.getDurable() != TerminusDurability.NONE
-                ? containerId + ":" + linkName
+        boolean durable = source.getDurable() != null && source.getDurable() != TerminusDurability.NONE;
+        Symbol[] capabilities = source.getCapabilities();
+        boolean shared = TerminusCapabilities.has(capabilities, TerminusCapabilities.SHARED);
+        NamedSubscription subscription = durable || shared
+                ? subscription(linkName, containerId, durable, shared, capabilities)
                 : null;
-        AddressKind kind = TerminusCapabilities.kindOf(source.getCapabilities());
+        AddressKind kind = TerminusCapabilities.kindOf(capabilities);
         // Qpid JMS asks for copy on topic subscriptions too: there it means a copy per subscriber, not a browser.
         boolean browsing = COPY.equals(source.getDistributionMode()) && kind != AddressKind.TOPIC;
-        return new SubscriptionOptions(preSettled, durableName, kind, filter(source.getFilter(), connectionIdentity),
-                browsing);
+        return new SubscriptionOptions(preSettled, subscription, kind,
+                filter(source.getFilter(), connectionIdentity), browsing);
+    }
+
+    /**
+     * The named subscription a link names (Qpid JMS's link names): the subscription name is the link name up to its
+     * first {@code |}; it is global (reached by name alone, not scoped by the client's container-id) when the
+     * capabilities say {@code global} or the rest of the name starts with {@code global} ({@code name|global},
+     * {@code name|global2}, {@code name|global-volatile1}: Qpid JMS without a client ID).
+     *
+     * @throws Refused amqp:invalid-field for a link name that names no subscription (empty before the {@code |})
+     */
+    static NamedSubscription subscription(String linkName, String containerId, boolean durable, boolean shared,
+                                          Symbol[] capabilities) throws Refused {
+        String name = linkName == null ? "" : linkName;
+        int delimiter = name.indexOf(NamedSubscription.DELIMITER);
+        String suffix = delimiter < 0 ? "" : name.substring(delimiter + 1);
+        name = delimiter < 0 ? name : name.substring(0, delimiter);
+        if (name.isEmpty()) {
+            throw new Refused(AmqpError.INVALID_FIELD, "a durable or shared subscription is named by its link name,"
+                    + " and link name '" + linkName + "' names none");
+        }
+        boolean global = TerminusCapabilities.has(capabilities, TerminusCapabilities.GLOBAL)
+                || suffix.startsWith("global") || containerId == null;
+        return new NamedSubscription(name, global ? null : containerId, durable, shared);
+    }
+
+    /**
+     * The source of an existing subscription, as a consumer would have asked for it (the answer to a receiver that
+     * finds a subscription by name): its address, durable with expiry-policy never, the topic/shared/global
+     * capabilities, and its filters.
+     */
+    static Source sourceOf(SubscriptionTerms terms, Symbol[] outcomes) {
+        NamedSubscription subscription = terms.subscription();
+        Source source = new Source();
+        source.setAddress(terms.address());
+        source.setDurable(subscription.durable() ? TerminusDurability.UNSETTLED_STATE : TerminusDurability.NONE);
+        source.setExpiryPolicy(subscription.durable() ? TerminusExpiryPolicy.NEVER : TerminusExpiryPolicy.LINK_DETACH);
+        source.setDistributionMode(COPY);
+        List<Symbol> capabilities = new ArrayList<>();
+        if (terms.kind() == AddressKind.TOPIC) {
+            capabilities.add(TerminusCapabilities.TOPIC);
+        } else if (terms.kind() == AddressKind.QUEUE) {
+            capabilities.add(TerminusCapabilities.QUEUE);
+        }
+        if (subscription.shared()) {
+            capabilities.add(TerminusCapabilities.SHARED);
+        }
+        if (subscription.global()) {
+            capabilities.add(TerminusCapabilities.GLOBAL);
+        }
+        source.setCapabilities(capabilities.toArray(Symbol[]::new));
+        Map<Symbol, Object> filters = new HashMap<>();
+        if (terms.selector() != null) {
+            filters.put(JMS_SELECTOR_KEY, new UnknownDescribedType(SELECTOR_FILTER, terms.selector()));
+        }
+        if (terms.noLocal()) {
+            filters.put(Symbol.valueOf("no-local"), new UnknownDescribedType(NO_LOCAL_FILTER, List.of()));
+        }
+        if (!filters.isEmpty()) {
+            source.setFilter(filters);
+        }
+        source.setOutcomes(outcomes);
+        return source;
     }
 
     private static MessageFilter filter(Map<?, ?> filters, String connectionIdentity) throws Refused {

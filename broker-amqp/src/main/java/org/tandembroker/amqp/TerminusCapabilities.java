@@ -13,6 +13,12 @@ final class TerminusCapabilities {
     static final Symbol QUEUE = Symbol.valueOf("queue");
     static final Symbol TOPIC = Symbol.valueOf("topic");
     static final Symbol JMS_DESTINATION = Symbol.valueOf("x-opt-jms-dest");
+    /** A subscription several consumers share (JMS 2 shared subscriptions). */
+    static final Symbol SHARED = Symbol.valueOf("shared");
+    /** A shared subscription reached by name alone, not scoped by the client's container-id (no JMS client ID). */
+    static final Symbol GLOBAL = Symbol.valueOf("global");
+    /** The connection capability Qpid JMS looks for before it creates shared subscriptions. */
+    static final Symbol SHARED_SUBSCRIPTIONS = Symbol.valueOf("SHARED-SUBS");
 
     private TerminusCapabilities() {
     }
@@ -30,6 +36,18 @@ final class TerminusCapabilities {
             }
         }
         return AddressKind.UNSPECIFIED;
+    }
+
+    /** Whether {@code capabilities} (may be null) hold {@code capability}. */
+    static boolean has(Symbol[] capabilities, Symbol capability) {
+        if (capabilities != null) {
+            for (Symbol c : capabilities) {
+                if (capability.equals(c)) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     /** The kind of a relayed message's {@code to}, from its message annotations (may be null). */

@@ -15,6 +15,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.tandembroker.core.vhost.AddressKind;
 import org.tandembroker.core.queue.MessageFilter;
+import org.tandembroker.core.queue.NamedSubscription;
 import org.tandembroker.core.queue.SubscriptionOptions;
 
 class ConsumingTest {
@@ -109,9 +110,31 @@ class ConsumingTest {
                 .extracting(r -> r.address(), r -> r.options())
                 .containsExactly(
                         org.assertj.core.groups.Tuple.tuple("invoices", new SubscriptionOptions(false,
-                                "billing:monthly", AddressKind.TOPIC, MessageFilter.ALL)),
+                                new NamedSubscription("monthly", "billing", true, false), AddressKind.TOPIC,
+                                MessageFilter.ALL)),
                         org.assertj.core.groups.Tuple.tuple("invoices",
                                 new SubscriptionOptions(false, null, AddressKind.TOPIC, MessageFilter.ALL)));
+    }
+
+    @Test
+    void qpidJmsSharedSubscriptionsReachTheCoreNamedByClientOrGlobalWhateverTheLinkNameSuffix() throws Exception {
+        try (Connection withId = broker.connectionFactory("?jms.clientID=crew").createConnection();
+             Connection withoutId = broker.connectionFactory().createConnection()) {
+            Session crew = withId.createSession(false, Session.AUTO_ACKNOWLEDGE);
+            Topic jobs = crew.createTopic("jobs");
+            crew.createSharedDurableConsumer(jobs, "pool"); // link name "pool"
+            crew.createSharedDurableConsumer(jobs, "pool"); // "pool|2"
+            crew.createSharedConsumer(jobs, "pool");        // "pool|volatile1"
+            Session anyone = withoutId.createSession(false, Session.AUTO_ACKNOWLEDGE);
+            anyone.createSharedDurableConsumer(anyone.createTopic("jobs"), "pool"); // "pool|global"
+            anyone.createSharedDurableConsumer(anyone.createTopic("jobs"), "pool"); // "pool|global2"
+            anyone.createSharedConsumer(anyone.createTopic("jobs"), "pool");        // "pool|global-volatile1"
+        }
+        NamedSubscription durable = new NamedSubscription("pool", "crew", true, true);
+        NamedSubscription global = new NamedSubscription("pool", null, true, true);
+        assertThat(broker.virtualHost.subscriptionRequests()).extracting(r -> r.options().subscription())
+                .containsExactly(durable, durable, new NamedSubscription("pool", "crew", false, true),
+                        global, global, new NamedSubscription("pool", null, false, true));
     }
 
     @Test

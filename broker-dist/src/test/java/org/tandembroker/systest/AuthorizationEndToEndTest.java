@@ -128,6 +128,31 @@ class AuthorizationEndToEndTest {
     }
 
     @Test
+    void aSubscriptionNeedsConsumeOnItsTopicOnlyAndUnsubscribingItToo() throws Exception {
+        Connection bob = new JmsConnectionFactory("bob", "bob-pw", broker.uri() + "?jms.clientID=bob-app")
+                .createConnection();
+        Connection guest = new JmsConnectionFactory("guest", "guest", broker.uri() + "?jms.clientID=bob-app")
+                .createConnection(); // the same client ID: the same subscriptions, other rights
+        try (bob; guest) {
+            bob.start();
+            Session bobSession = bob.createSession(false, Session.AUTO_ACKNOWLEDGE);
+            // consume on orders.# and no create: the subscription's queue comes with consuming from the topic
+            bobSession.createDurableSubscriber(bobSession.createTopic("orders.eu"), "eu-orders").close();
+            bobSession.unsubscribe("eu-orders");
+            assertThatThrownBy(() -> bobSession.createDurableSubscriber(bobSession.createTopic("payments"), "pay"))
+                    .isInstanceOf(JMSSecurityException.class)
+                    .hasMessageContaining("permission 'consume' on address 'payments'");
+
+            Session guestSession = guest.createSession(false, Session.AUTO_ACKNOWLEDGE);
+            guestSession.createDurableSubscriber(guestSession.createTopic("payments"), "all-payments").close();
+            assertThatThrownBy(() -> bobSession.unsubscribe("all-payments"))
+                    .isInstanceOf(JMSException.class)
+                    .hasMessageContaining("permission 'consume' on address 'payments'");
+            guestSession.unsubscribe("all-payments");
+        }
+    }
+
+    @Test
     void autoCreatingAQueueNeedsCreate() throws Exception {
         try (Connection bob = broker.connect("bob", "bob-pw"); Connection alice = broker.connect("alice", "secret")) {
             Session bobSession = bob.createSession(false, Session.AUTO_ACKNOWLEDGE);

@@ -2,11 +2,13 @@ package org.tandembroker.management;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
+import static org.awaitility.Awaitility.await;
 
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -19,8 +21,15 @@ import javax.management.remote.JMXServiceURL;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.tandembroker.core.config.BrokerConfigLoader;
+import org.tandembroker.core.config.QueueConfig;
 import org.tandembroker.core.daemon.Broker;
 import org.tandembroker.core.oplog.OperationalLog;
+import org.tandembroker.core.queue.MessageFilter;
+import org.tandembroker.core.queue.NamedSubscription;
+import org.tandembroker.core.queue.SubscriptionOptions;
+import org.tandembroker.core.selector.Selector;
+import org.tandembroker.core.testing.RecordingConsumer;
+import org.tandembroker.core.vhost.AddressKind;
 import org.tandembroker.core.security.PasswordHash;
 
 /** How the operators' interface starts (or does not) with a standalone store, and what a busy port does. */
@@ -82,6 +91,31 @@ class ManagementStartupTest {
         }
         assertThat(lines).anyMatch(line -> line.equals("BRK-1002 : Listening : JMX service:jmx:rmi:///jndi/rmi://"
                 + "127.0.0.1:" + port + "/jmxrmi"));
+    }
+
+    @Test
+    void aSubscriptionsQueueBeanSaysWhoseSubscriptionItIsAndWhatItSubscribesTo() throws Exception {
+        int port = TestNode.freePort();
+        try (Broker broker = start(files("<management><jmx host=\"127.0.0.1\" port=\"" + port + "\"/>"
+                + "<disk watermark=\"0\" checkInterval=\"200ms\"/></management>")); // queues are followed as often
+             JMXConnector connector = connect(port)) {
+            NamedSubscription subscription = new NamedSubscription("eu-prices", "trader-7", true, false);
+            broker.virtualHost("plain").subscribe("prices", new RecordingConsumer(), new SubscriptionOptions(false,
+                    subscription, AddressKind.TOPIC, new MessageFilter(Selector.parse("region = 'eu'"), null)))
+                    .join().close();
+            MBeanServerConnection mbsc = connector.getMBeanServerConnection();
+            ObjectName queue = new ObjectName("org.tandembroker:type=Queue,virtualHost=plain,name="
+                    + ObjectName.quote("trader-7:eu-prices"));
+
+            await().atMost(Duration.ofSeconds(30)).until(() -> mbsc.isRegistered(queue));
+            assertThat(mbsc.getAttribute(queue, "Subscription")).isEqualTo("durable subscription 'eu-prices' of"
+                    + " client 'trader-7' to topic 'prices' with selector 'region = 'eu''");
+            assertThat(mbsc.getAttribute(queue, "Durable")).isEqualTo(true);
+            ObjectName plainQueue = new ObjectName("org.tandembroker:type=Queue,virtualHost=plain,name=orders");
+            broker.virtualHost("plain").declareQueue(new QueueConfig("orders", true, 0, 0, 0, 0, null), false).join();
+            await().atMost(Duration.ofSeconds(30)).until(() -> mbsc.isRegistered(plainQueue));
+            assertThat(mbsc.getAttribute(plainQueue, "Subscription")).isEqualTo("");
+        }
     }
 
     @Test

@@ -12,6 +12,7 @@ import org.tandembroker.core.exchange.Exchange;
 import org.tandembroker.core.message.IncomingMessage;
 import org.tandembroker.core.queue.BrokerQueue;
 import org.tandembroker.core.queue.ConsumerTarget;
+import org.tandembroker.core.queue.NamedSubscription;
 import org.tandembroker.core.queue.Subscription;
 import org.tandembroker.core.queue.SubscriptionOptions;
 import org.tandembroker.core.security.ClientAccess;
@@ -31,12 +32,15 @@ final class AddressResolver {
     private final ServingStatus status;
     private final Topology topology;
     private final Publisher publisher;
+    private final TopicSubscriptions subscriptions;
 
-    AddressResolver(VirtualHostConfig config, ServingStatus status, Topology topology, Publisher publisher) {
+    AddressResolver(VirtualHostConfig config, ServingStatus status, Topology topology, Publisher publisher,
+                    TopicSubscriptions subscriptions) {
         this.config = config;
         this.status = status;
         this.topology = topology;
         this.publisher = publisher;
+        this.subscriptions = subscriptions;
     }
 
     CompletableFuture<Destination> resolveDestination(String address, AddressKind kind, ClientAccess access) {
@@ -75,7 +79,7 @@ final class AddressResolver {
             status.requireActive();
             requireConsumeOrBrowse(address, options, access);
             if (options.kind() == AddressKind.TOPIC) {
-                return subscribeToExchange(topicAddress(address), target, options);
+                return subscribeToExchange(address, topicAddress(address), target, options);
             }
             BrokerQueue queue = topology.queue(address);
             if (queue != null) {
@@ -83,7 +87,7 @@ final class AddressResolver {
             }
             Optional<ExchangeAddress> exchangeAddress = exchangeAddress(address);
             if (exchangeAddress.isPresent()) {
-                return subscribeToExchange(exchangeAddress.get(), target, options);
+                return subscribeToExchange(address, exchangeAddress.get(), target, options);
             }
             Optional<QueueAddress> withOptions = QueueAddress.parse(address);
             if (withOptions.isPresent()) {
@@ -123,6 +127,27 @@ final class AddressResolver {
             return QueueAddress.parse(address).map(QueueAddress::name).orElse(address);
         }
         return address;
+    }
+
+    /** See {@link VirtualHost#findSubscription}. */
+    CompletableFuture<Optional<SubscriptionTerms>> findSubscription(NamedSubscription subscription,
+                                                                    ClientAccess access) {
+        try {
+            status.requireActive();
+            return subscriptions.find(subscription, access);
+        } catch (BrokerException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    /** See {@link VirtualHost#unsubscribe}. */
+    CompletableFuture<Void> unsubscribe(NamedSubscription subscription, ClientAccess access) {
+        try {
+            status.requireActive();
+            return subscriptions.unsubscribe(subscription, access);
+        } catch (BrokerException e) {
+            return CompletableFuture.failedFuture(e);
+        }
     }
 
     /** An exchange address: the exchange and the routing or binding key it fixes (null: none). */
@@ -198,19 +223,25 @@ final class AddressResolver {
         });
     }
 
-    private CompletableFuture<Subscription> subscribeToExchange(ExchangeAddress address, ConsumerTarget target,
-                                                                SubscriptionOptions options) {
-        Exchange exchange = address.exchange();
-        String key = address.key() != null ? address.key() : switch (exchange.type()) {
+    /**
+     * A consumer of an exchange address: it joins the named subscription its options name (durable, shared), or
+     * else gets a private queue that goes when it leaves.
+     */
+    private CompletableFuture<Subscription> subscribeToExchange(String address, ExchangeAddress exchangeAddress,
+                                                                ConsumerTarget target, SubscriptionOptions options) {
+        Exchange exchange = exchangeAddress.exchange();
+        String key = exchangeAddress.key() != null ? exchangeAddress.key() : switch (exchange.type()) {
             case TOPIC -> "#";
             case DIRECT, FANOUT -> "";
         };
-        boolean durable = options.durableName() != null;
-        String queueName = durable ? options.durableName() : "sub-" + exchange.name() + "-" + UUID.randomUUID();
+        if (options.subscription() != null) {
+            return subscriptions.subscribe(address, exchange, key, target, options);
+        }
+        String queueName = "sub-" + exchange.name() + "-" + UUID.randomUUID();
         QueueConfig defaults = config.queueDefaults();
-        QueueConfig qc = new QueueConfig(queueName, durable, defaults.maxDepthMessages(), defaults.maxDepthBytes(),
+        QueueConfig qc = new QueueConfig(queueName, false, defaults.maxDepthMessages(), defaults.maxDepthBytes(),
                 defaults.messageTtlMillis(), defaults.maxDeliveries(), defaults.deadLetterQueue());
-        return topology.declareQueue(qc, !durable).thenCompose(queue -> {
+        return topology.declareQueue(qc, true).thenCompose(queue -> {
             queue.admitOnly(options.filter()); // before the binding: nothing unselected reaches a new queue
             return topology.bindIfAbsent(exchange, queue, key)
                     .thenCompose(bound -> queue.subscribe(target, options.preSettled(), options.filter()));

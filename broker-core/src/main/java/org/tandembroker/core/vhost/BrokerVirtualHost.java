@@ -15,6 +15,7 @@ import org.tandembroker.core.message.ContentBudget;
 import org.tandembroker.core.oplog.OperationalLog;
 import org.tandembroker.core.queue.BrokerQueue;
 import org.tandembroker.core.queue.ConsumerTarget;
+import org.tandembroker.core.queue.NamedSubscription;
 import org.tandembroker.core.queue.Subscription;
 import org.tandembroker.core.queue.SubscriptionOptions;
 import org.tandembroker.core.security.ClientAccess;
@@ -57,7 +58,8 @@ public final class BrokerVirtualHost implements VirtualHost, ManagedVirtualHost 
         this.topology = new Topology(config, store, operationalLog, queuePool, housekeeping);
         this.admission = new ClientAdmission(config.name(), status, topology);
         this.publisher = new Publisher(status, store, contentBudget);
-        this.addresses = new AddressResolver(config, status, topology, publisher);
+        this.addresses = new AddressResolver(config, status, topology, publisher,
+                new TopicSubscriptions(config, topology));
         this.lifecycle = new VirtualHostLifecycle(config, storeSupplier, store, status, topology, admission,
                 operationalLog, housekeeping, lifecycleThread);
     }
@@ -229,6 +231,23 @@ public final class BrokerVirtualHost implements VirtualHost, ManagedVirtualHost 
     public CompletableFuture<Subscription> subscribe(String address, ConsumerTarget target,
                                                      SubscriptionOptions options, ClientAccess access) {
         return addresses.subscribe(address, target, options, access);
+    }
+
+    @Override
+    public CompletableFuture<Optional<SubscriptionTerms>> findSubscription(NamedSubscription subscription,
+                                                                           ClientAccess access) {
+        return addresses.findSubscription(subscription, access);
+    }
+
+    @Override
+    public CompletableFuture<Void> unsubscribe(NamedSubscription subscription, ClientAccess access) {
+        return addresses.unsubscribe(subscription, access);
+    }
+
+    /** The terms of the named subscription whose queue this is; empty for any other queue (for management). */
+    @Override
+    public Optional<SubscriptionTerms> subscriptionOf(String queueName) {
+        return Optional.ofNullable(topology.subscriptionTerms(queueName));
     }
 
     @Override

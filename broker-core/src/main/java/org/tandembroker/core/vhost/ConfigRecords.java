@@ -2,12 +2,14 @@ package org.tandembroker.core.vhost;
 
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 import org.tandembroker.core.config.ExchangeConfig;
 import org.tandembroker.core.config.QueueConfig;
 import org.tandembroker.core.config.QueueOptions;
 import org.tandembroker.core.exchange.Binding;
 import org.tandembroker.core.exchange.ExchangeType;
+import org.tandembroker.core.queue.NamedSubscription;
 import org.tandembroker.core.store.ConfigRecord;
 
 /** Converts queues, exchanges and bindings to and from the store's generic configuration records. */
@@ -54,5 +56,45 @@ final class ConfigRecords {
     static ConfigRecord bindingRecord(Binding b) {
         return new ConfigRecord(b.id(), ConfigRecord.BINDING,
                 Map.of("exchange", b.exchangeName(), "queue", b.queue().id().toString(), "key", b.bindingKey()));
+    }
+
+    // ---- a named subscription's queue: the queue record with the subscription's terms ----
+
+    private static final String SUBSCRIPTION = "subscription.name";
+    private static final String SUBSCRIPTION_OWNER = "subscription.owner";
+    private static final String SUBSCRIPTION_SHARED = "subscription.shared";
+    private static final String SUBSCRIPTION_ADDRESS = "subscription.address";
+    private static final String SUBSCRIPTION_KIND = "subscription.kind";
+    private static final String SUBSCRIPTION_SELECTOR = "subscription.selector";
+    private static final String SUBSCRIPTION_NO_LOCAL = "subscription.noLocal";
+
+    static ConfigRecord subscriptionQueueRecord(UUID id, QueueConfig qc, SubscriptionTerms terms) {
+        Map<String, String> attributes = new java.util.HashMap<>(queueRecord(id, qc).attributes());
+        NamedSubscription s = terms.subscription();
+        attributes.put(SUBSCRIPTION, s.name());
+        if (s.owner() != null) {
+            attributes.put(SUBSCRIPTION_OWNER, s.owner());
+        }
+        attributes.put(SUBSCRIPTION_SHARED, Boolean.toString(s.shared()));
+        attributes.put(SUBSCRIPTION_ADDRESS, terms.address());
+        attributes.put(SUBSCRIPTION_KIND, terms.kind().name());
+        if (terms.selector() != null) {
+            attributes.put(SUBSCRIPTION_SELECTOR, terms.selector());
+        }
+        attributes.put(SUBSCRIPTION_NO_LOCAL, Boolean.toString(terms.noLocal()));
+        return new ConfigRecord(id, ConfigRecord.QUEUE, attributes);
+    }
+
+    /** The terms of a (durable) subscription's queue record; empty for any other queue. */
+    static Optional<SubscriptionTerms> toSubscriptionTerms(ConfigRecord r) {
+        Map<String, String> a = r.attributes();
+        if (!a.containsKey(SUBSCRIPTION)) {
+            return Optional.empty();
+        }
+        NamedSubscription s = new NamedSubscription(a.get(SUBSCRIPTION), a.get(SUBSCRIPTION_OWNER), true,
+                Boolean.parseBoolean(a.get(SUBSCRIPTION_SHARED)));
+        return Optional.of(new SubscriptionTerms(s, a.get(SUBSCRIPTION_ADDRESS),
+                AddressKind.valueOf(a.getOrDefault(SUBSCRIPTION_KIND, AddressKind.UNSPECIFIED.name())),
+                a.get(SUBSCRIPTION_SELECTOR), Boolean.parseBoolean(a.get(SUBSCRIPTION_NO_LOCAL))));
     }
 }

@@ -50,6 +50,10 @@ final class ConfigurationRecovery implements RecoveryHandler {
                 QueueConfig qc = ConfigRecords.toQueueConfig(record);
                 BrokerQueue queue = topology.newQueue(record.id(), qc, false);
                 queue.expectRecoveredEntries();
+                ConfigRecords.toSubscriptionTerms(record).ifPresent(terms -> {
+                    topology.addSubscription(qc.name(), terms);
+                    queue.admitOnly(TopicSubscriptions.admission(terms, null));
+                });
                 topology.add(queue);
                 queuesById.put(record.id(), queue);
             }

@@ -38,6 +38,14 @@ public interface ManagedVirtualHost {
     /** Queues by name (a snapshot; a queue is replaced by a new instance when the host is recovered again). */
     Map<String, BrokerQueue> queues();
 
+    /**
+     * What the named subscription whose queue this is subscribes to (its name, owner, topic, selector); empty for a
+     * queue that is no subscription.
+     */
+    default Optional<SubscriptionTerms> subscriptionOf(String queueName) {
+        return Optional.empty();
+    }
+
     int connectionCount();
 
     /** Each open client connection's {@link ClientConnection#describe()} (a snapshot). */

@@ -39,6 +39,8 @@ final class Topology {
     private final Map<String, BrokerQueue> queues = new ConcurrentHashMap<>();
     private final Map<String, CompletableFuture<BrokerQueue>> queueDeclarations = new ConcurrentHashMap<>();
     private final Map<String, Exchange> exchanges = new ConcurrentHashMap<>();
+    /** The terms of each named subscription's queue, by queue name (a queue without an entry is no subscription). */
+    private final Map<String, SubscriptionTerms> subscriptions = new ConcurrentHashMap<>();
 
     Topology(VirtualHostConfig config, CurrentStore store, OperationalLog operationalLog, Executor queuePool,
              ScheduledExecutorService timer) {
@@ -82,8 +84,32 @@ final class Topology {
         exchanges.put(exchange.name(), exchange);
     }
 
+    /** The terms of the named subscription whose queue this is, or null for a queue that is no subscription. */
+    SubscriptionTerms subscriptionTerms(String queueName) {
+        return subscriptions.get(queueName);
+    }
+
+    /** Records a recovered queue's subscription terms (life-cycle thread, with {@link #add(BrokerQueue)}). */
+    void addSubscription(String queueName, SubscriptionTerms terms) {
+        subscriptions.put(queueName, terms);
+    }
+
     /** Finds or creates a queue; durable queues are stored before they become visible. Any thread. */
     CompletableFuture<BrokerQueue> declareQueue(QueueConfig queueConfig, boolean autoDelete) {
+        return declareQueue(queueConfig, autoDelete, null);
+    }
+
+    /**
+     * Finds or creates a queue that holds a named subscription's messages, its terms stored with it (a durable
+     * one: in the same record). Any thread.
+     */
+    CompletableFuture<BrokerQueue> declareSubscriptionQueue(QueueConfig queueConfig, boolean autoDelete,
+                                                            SubscriptionTerms terms) {
+        return declareQueue(queueConfig, autoDelete, terms);
+    }
+
+    private CompletableFuture<BrokerQueue> declareQueue(QueueConfig queueConfig, boolean autoDelete,
+                                                        SubscriptionTerms terms) {
         BrokerQueue existing = queues.get(queueConfig.name());
         if (existing != null) {
             return CompletableFuture.completedFuture(existing);
@@ -99,7 +125,8 @@ final class Topology {
         try {
             if (queueConfig.durable()) {
                 StoreTransaction txn = store.require().newTransaction();
-                txn.putConfig(ConfigRecords.queueRecord(queue.id(), queueConfig));
+                txn.putConfig(terms == null ? ConfigRecords.queueRecord(queue.id(), queueConfig)
+                        : ConfigRecords.subscriptionQueueRecord(queue.id(), queueConfig, terms));
                 stored = txn.commit();
             } else {
                 stored = CompletableFuture.completedFuture(null);
@@ -115,6 +142,9 @@ final class Topology {
             }
             BrokerQueue winner = queues.putIfAbsent(queueName, queue);
             if (winner == null) {
+                if (terms != null) {
+                    subscriptions.put(queueName, terms);
+                }
                 operationalLog.log(LogCode.VHT_1005, queueName, queueConfig.durable());
                 declared.complete(queue);
             } else {
@@ -138,11 +168,15 @@ final class Topology {
         return CompletableFuture.completedFuture(null);
     }
 
-    /** Deletes a queue, its bindings and its messages (private subscription and temporary queues). */
+    /**
+     * Deletes a queue, its bindings and its messages (subscription and temporary queues). Completes once the
+     * queue has shut down and, for a durable queue, its deletion is stored.
+     */
     CompletableFuture<Void> deleteQueue(BrokerQueue queue, String reason) {
         if (!queues.remove(queue.name(), queue)) {
             return CompletableFuture.completedFuture(null);
         }
+        subscriptions.remove(queue.name());
         StoreTransaction txn = queue.isDurable() ? store.require().newTransaction() : null;
         for (Exchange exchange : exchanges.values()) {
             for (Binding removed : exchange.unbindAll(queue)) {
@@ -151,12 +185,24 @@ final class Topology {
                 }
             }
         }
+        CompletableFuture<Void> stored = CompletableFuture.completedFuture(null);
         if (txn != null) {
             txn.removeConfig(queue.id());
-            txn.commit();
+            stored = txn.commit();
         }
         operationalLog.log(LogCode.VHT_1006, queue.name());
-        return queue.shutdown("queue '" + queue.name() + "' deleted: " + reason, true);
+        CompletableFuture<Void> shutDown = queue.shutdown("queue '" + queue.name() + "' deleted: " + reason, true);
+        return CompletableFuture.allOf(stored, shutDown);
+    }
+
+    /**
+     * Removes the in-memory bindings of a queue that is no longer in the topology (a binding added just after its
+     * deletion unbound it: a subscriber attaching as the queue went).
+     */
+    void unbindIfDeleted(BrokerQueue queue) {
+        if (queues.get(queue.name()) != queue) {
+            exchanges.values().forEach(exchange -> exchange.unbindAll(queue));
+        }
     }
 
     /** Asks every queue to drop its expired entries. */
@@ -176,6 +222,7 @@ final class Topology {
         CompletableFuture.allOf(shutdowns.toArray(CompletableFuture[]::new)).join();
         queues.clear();
         queueDeclarations.clear();
+        subscriptions.clear();
         exchanges.clear();
     }
 

@@ -1,7 +1,11 @@
 package org.tandembroker.core.vhost;
 
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import org.tandembroker.core.BrokerException;
+import org.tandembroker.core.ErrorKind;
 import org.tandembroker.core.queue.ConsumerTarget;
+import org.tandembroker.core.queue.NamedSubscription;
 import org.tandembroker.core.queue.Subscription;
 import org.tandembroker.core.queue.SubscriptionOptions;
 import org.tandembroker.core.security.ClientAccess;
@@ -21,6 +25,15 @@ import org.tandembroker.core.txn.LocalTransaction;
  *   binding key {@code key}.</li>
  *   <li>with {@link AddressKind#TOPIC}, a {@code name} that is no exchange address: {@code amq.topic/name}.</li>
  * </ul>
+ *
+ * <h2>Named subscriptions</h2>
+ * A consumer of an exchange address whose options name a {@link NamedSubscription} (JMS durable and shared
+ * subscriptions) joins that subscription's queue instead of a private one: created on first use and bound like a
+ * private queue; a durable one kept (and stored) until {@link #unsubscribe}d, a non-durable shared one deleted with its
+ * last consumer. Asking for other terms (topic, selector, no-local) replaces an idle subscription and is refused
+ * (ILLEGAL_STATE) for one with consumers; a second consumer of an unshared subscription, or a shared consumer of an
+ * unshared one (and the reverse), is refused too. The client needs {@code consume} on the topic address only: the
+ * subscription's queue is part of consuming from a topic.
  */
 public interface VirtualHost {
 
@@ -66,6 +79,24 @@ public interface VirtualHost {
     default CompletableFuture<Subscription> subscribe(String address, ConsumerTarget target,
                                                       SubscriptionOptions options) {
         return subscribe(address, target, options, ClientAccess.UNRESTRICTED);
+    }
+
+    /**
+     * The terms of the named subscription, if it exists: a client finding a durable subscription by name (AMQP: a
+     * receiver attached with a null source, as Qpid JMS does to unsubscribe). Needs {@code consume} on its topic.
+     */
+    default CompletableFuture<Optional<SubscriptionTerms>> findSubscription(NamedSubscription subscription,
+                                                                            ClientAccess access) {
+        return CompletableFuture.completedFuture(Optional.empty());
+    }
+
+    /**
+     * Deletes a named subscription and its messages, once stored. Needs {@code consume} on its topic. Fails with
+     * NOT_FOUND when there is none, ILLEGAL_STATE while it has consumers.
+     */
+    default CompletableFuture<Void> unsubscribe(NamedSubscription subscription, ClientAccess access) {
+        return CompletableFuture.failedFuture(new BrokerException(ErrorKind.NOT_FOUND,
+                "there is no " + subscription.describe()));
     }
 
     /**

@@ -92,7 +92,7 @@ public final class ManagementBeans implements AutoCloseable {
         });
         for (Map.Entry<String, BrokerQueue> entry : current.entrySet()) {
             if (!known.containsKey(entry.getKey())) {
-                QueueBean bean = new QueueBean(host.name(), entry.getValue());
+                QueueBean bean = new QueueBean(host, entry.getValue());
                 if (register(QueueBean.described(bean), ObjectNames.queue(host.name(), entry.getKey()))) {
                     known.put(entry.getKey(), bean);
                 }

@@ -3,15 +3,20 @@ package org.tandembroker.management.jmx;
 import java.util.Map;
 import java.util.Set;
 import org.tandembroker.core.queue.BrokerQueue;
+import org.tandembroker.core.vhost.ManagedVirtualHost;
+import org.tandembroker.core.vhost.SubscriptionTerms;
 
 /** {@link QueueMBean} over one {@link BrokerQueue} instance (a failover recovers new instances: a new bean). */
 final class QueueBean implements QueueMBean {
     private final String virtualHost;
     private final BrokerQueue queue;
+    /** Fixed for the queue's life (a subscription replaced with other terms is a new queue). */
+    private final String subscription;
 
-    QueueBean(String virtualHost, BrokerQueue queue) {
-        this.virtualHost = virtualHost;
+    QueueBean(ManagedVirtualHost host, BrokerQueue queue) {
+        this.virtualHost = host.name();
         this.queue = queue;
+        this.subscription = host.subscriptionOf(queue.name()).map(SubscriptionTerms::describe).orElse("");
     }
 
     static DescribedMBean<QueueMBean> described(QueueBean bean) {
@@ -20,7 +25,9 @@ final class QueueBean implements QueueMBean {
                 Map.of("DepthMessages", "Messages on the queue, including delivered and unsettled ones",
                         "DepthBytes", "Content bytes on the queue",
                         "MessagesIn", "Messages enqueued",
-                        "MessagesOut", "Messages removed (consumed, expired, dead-lettered)"),
+                        "MessagesOut", "Messages removed (consumed, expired, dead-lettered)",
+                        "Subscription", "Whose topic subscription this queue holds, and its topic and selector;"
+                                + " empty for other queues"),
                 Map.of(), Set.of());
     }
 
@@ -46,6 +53,11 @@ final class QueueBean implements QueueMBean {
     @Override
     public boolean isAutoDelete() {
         return queue.isAutoDelete();
+    }
+
+    @Override
+    public String getSubscription() {
+        return subscription;
     }
 
     @Override

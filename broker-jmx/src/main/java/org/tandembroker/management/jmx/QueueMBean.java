@@ -14,6 +14,12 @@ public interface QueueMBean {
 
     boolean isAutoDelete();
 
+    /**
+     * For the queue of a named topic subscription (JMS durable or shared): whose it is and what it subscribes to,
+     * e.g. {@code durable subscription 'p' of client 'app-1' to topic 'prices'}; empty for any other queue.
+     */
+    String getSubscription();
+
     /** Messages on the queue, including those delivered and not yet settled. */
     long getDepthMessages();
 

@@ -22,6 +22,7 @@ import org.tandembroker.core.message.MessageProperties;
 import org.tandembroker.core.selector.Selector;
 import org.tandembroker.core.queue.Delivery;
 import org.tandembroker.core.queue.MessageFilter;
+import org.tandembroker.core.queue.NamedSubscription;
 import org.tandembroker.core.queue.SubscriptionOptions;
 import org.tandembroker.core.testing.RecordingConsumer;
 import org.tandembroker.core.testing.VirtualHostHarness;
@@ -104,8 +105,8 @@ class MessagingFeaturesAfterFailoverTest {
     @Test
     void aDurableSubscriptionToANamedTopicKeepsItsMessagesAndItsBindingAfterFailover() throws Exception {
         startGroup("topics");
-        SubscriptionOptions durable = new SubscriptionOptions(false, "ticker:quotes", AddressKind.TOPIC,
-                MessageFilter.ALL);
+        SubscriptionOptions durable = new SubscriptionOptions(false,
+                new NamedSubscription("quotes", "ticker", true, false), AddressKind.TOPIC, MessageFilter.ALL);
         master.subscribe("quotes", new RecordingConsumer(), durable).join().close();
         Destination quotes = master.resolveDestination("quotes", AddressKind.TOPIC, ClientAccess.UNRESTRICTED).join();
         publish(quotes, VirtualHostHarness.message("before", null, true, 0));
@@ -165,5 +166,48 @@ class MessagingFeaturesAfterFailoverTest {
         active.subscribe("orders", consumer, SubscriptionOptions.AT_LEAST_ONCE).join().addCredit(10);
         assertThat(texts(consumer, 4)).containsExactly("m0", "m1", "m2", "m3");
         assertThat(active.queue("orders").orElseThrow().browsedTotal()).isEqualTo(2);
+    }
+
+    @Test
+    void aSharedDurableSubscriptionKeepsItsSelectorAfterFailoverAndCanBeFoundAndUnsubscribedThere() throws Exception {
+        startGroup("subscriptions");
+        NamedSubscription reds = new NamedSubscription("reds", null, true, true);
+        SubscriptionOptions shared = new SubscriptionOptions(false, reds, AddressKind.TOPIC,
+                new MessageFilter(Selector.parse("colour = 'red'"), null));
+        master.subscribe("paint", new RecordingConsumer(), shared).join().close();
+        Destination paint = master.resolveDestination("paint", AddressKind.TOPIC, ClientAccess.UNRESTRICTED).join();
+        publish(paint, coloured("red before", "red"));
+        publish(paint, coloured("blue before", "blue"));
+
+        BrokerVirtualHost active = failOver();
+        assertThat(active.findSubscription(reds, ClientAccess.UNRESTRICTED).join()).hasValueSatisfying(terms -> {
+            assertThat(terms.address()).isEqualTo("paint");
+            assertThat(terms.selector()).isEqualTo("colour = 'red'");
+            assertThat(terms.subscription().shared()).isTrue();
+        });
+        Destination paintNow = active.resolveDestination("paint", AddressKind.TOPIC, ClientAccess.UNRESTRICTED)
+                .join();
+        publish(paintNow, coloured("blue after", "blue"));
+        publish(paintNow, coloured("red after", "red"));
+        RecordingConsumer first = new RecordingConsumer();
+        RecordingConsumer second = new RecordingConsumer();
+        var one = active.subscribe("paint", first, shared).join();
+        var two = active.subscribe("paint", second, shared).join();
+        one.addCredit(1);
+        two.addCredit(1);
+        List<String> received = new ArrayList<>(texts(first, 1));
+        received.addAll(texts(second, 1));
+        assertThat(received).as("the recovered subscription still admits only red").containsExactlyInAnyOrder(
+                "red before", "red after");
+        assertThat(active.queue("reds|global").orElseThrow().depthMessages()).isZero();
+
+        assertThat(active.unsubscribe(reds, ClientAccess.UNRESTRICTED)).failsWithin(ROLE_DEADLINE)
+                .withThrowableThat().withMessageContaining("2 active consumers");
+        one.close();
+        two.close();
+        assertThat(active.unsubscribe(reds, ClientAccess.UNRESTRICTED)).succeedsWithin(ROLE_DEADLINE);
+        publish(paintNow, coloured("red unsubscribed", "red"));
+        assertThat(active.queue("reds|global")).isEmpty();
+        assertThat(active.findSubscription(reds, ClientAccess.UNRESTRICTED).join()).isEmpty();
     }
 }
