@@ -75,7 +75,7 @@ public final class HaBenchmark implements Callable<Integer> {
     @Option(names = "--pairs", split = ",", defaultValue = "16,64")
     private List<Integer> pairs;
 
-    @Option(names = "--setups", split = ",", defaultValue = "ha-default,ha-sync,standalone",
+    @Option(names = "--setups", split = ",", defaultValue = "ha-default,ha-sync,standalone,artemis,artemis-pair",
             description = "throughput and roundtrip: ha-default, ha-sync, standalone, and the peers artemis (Artemis"
                     + " 2.50 standalone) and artemis-pair (Artemis replicated primary/backup) (default:"
                     + " ${DEFAULT-VALUE})")

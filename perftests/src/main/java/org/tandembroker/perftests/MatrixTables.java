@@ -110,6 +110,11 @@ public final class MatrixTables {
         return configurations.stream().anyMatch(MatrixConfiguration::isPeer);
     }
 
+    /** Whether the run has a Tandem column and the peer column it is compared with, so a Tandem / peer ratio. */
+    public boolean comparesWithPeer() {
+        return configurations.stream().anyMatch(c -> c.comparedPeer().filter(configurations::contains).isPresent());
+    }
+
     /**
      * Tandem / peer: for each Tandem column, its throughput over the peer's of the same kind (standalone over
      * Artemis standalone, replicated over the Artemis pair) at each N; "-" where either did not measure.
@@ -117,7 +122,8 @@ public final class MatrixTables {
     public Table peerRatios() {
         List<String> headers = new ArrayList<>();
         headers.add("N (producers/consumers)");
-        List<MatrixConfiguration> tandem = configurations.stream().filter(c -> c.comparedPeer().isPresent()).toList();
+        List<MatrixConfiguration> tandem = configurations.stream()
+                .filter(c -> c.comparedPeer().filter(configurations::contains).isPresent()).toList();
         tandem.forEach(c -> headers.add(c.label() + " / " + c.comparedPeer().get().label()));
         Table table = new Table(headers);
         for (int n : clients) {

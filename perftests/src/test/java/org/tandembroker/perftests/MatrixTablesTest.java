@@ -87,6 +87,8 @@ class MatrixTablesTest {
         assertThat(tables.specLayout().rows()).containsExactly(List.of("5 (16/16)", "4,000 (0.0%) 2.00x peer",
                 "3,000 (-25.0%) 2.00x peer", "2,000", "1,500 (-25.0%)"));
         assertThat(tables.hasPeer()).isTrue();
+        assertThat(tables.comparesWithPeer()).isTrue();
+        assertThat(new MatrixTables(List.of(pair), List.of(16), runs).comparesWithPeer()).isFalse();
         assertThat(tables.peerRatios().rows()).containsExactly(List.of("5 (16/16)", "2.00x", "2.00x"));
         assertThat(tables.peerRatios().markdown()).contains(NON_HA.label() + " / " + artemis.label(),
                 DEFAULT.label() + " / " + pair.label());
@@ -96,7 +98,7 @@ class MatrixTablesTest {
     }
 
     @Test
-    void withoutItsPeerColumnATandemCellHasNoRatioAndTheRatioTableSaysNotMeasured() {
+    void withoutItsPeerColumnATandemCellHasNoRatioAndTheRatioTableLeavesItOut() {
         List<MatrixRun> runs = List.of(run(NON_HA, 4, 1000), run(DEFAULT, 4, 800),
                 run(MatrixConfiguration.ARTEMIS_PAIR, 4, 400));
         MatrixTables tables = new MatrixTables(List.of(NON_HA, DEFAULT, MatrixConfiguration.ARTEMIS_PAIR),
@@ -104,7 +106,8 @@ class MatrixTablesTest {
 
         assertThat(tables.specLayout().rows().get(0)).containsExactly("3 (4/4)", "1,000 (0.0%)",
                 "800 (-20.0%) 2.00x peer", "400");
-        assertThat(tables.peerRatios().rows()).containsExactly(List.of("3 (4/4)", "-", "2.00x"));
+        assertThat(tables.peerRatios().rows()).containsExactly(List.of("3 (4/4)", "2.00x"));
+        assertThat(tables.peerRatios().markdown()).doesNotContain(NON_HA.label());
     }
 
     @Test
