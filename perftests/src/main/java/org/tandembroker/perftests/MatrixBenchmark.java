@@ -677,7 +677,8 @@ public final class MatrixBenchmark implements Callable<Integer> {
             + " replication, ha-policy replication primary/backup) the primary also waits for the backup's"
             + " replication acknowledgement, and the backup appends without syncing. Journal: ASYNCIO when libaio"
             + " loads (libaio direct I/O; with journal-datasync it still calls fdatasync, counted in fsyncs/msg),"
-            + " NIO otherwise; the column journal says which the server used. The pair is measured only after the backup announced itself"
+            + " NIO otherwise; the results record which the server used (matrix: column journal; ha: the set-up)."
+            + " The pair is measured only after the backup announced itself"
             + " and finished its initial replication; clients use a failover:(primary,backup) URI.";
 
     private static String summary(String name, MatrixRun run) {
