@@ -208,7 +208,8 @@ public final class PeerCluster implements AutoCloseable {
         core.append("    <acceptors>\n");
         core.append("      <acceptor name=\"amqp\">tcp://127.0.0.1:").append(node.amqpPort())
                 .append("?protocols=AMQP;tcpSendBufferSize=1048576;tcpReceiveBufferSize=1048576;useEpoll=true;"
-                        + "amqpCredits=1000;amqpLowCredits=300;amqpDuplicateDetection=true</acceptor>\n");
+                        + "amqpCredits=1000;amqpLowCredits=300;amqpMinLargeMessageSize=102400;"
+                        + "amqpDuplicateDetection=true</acceptor>\n");
         if (other != null) {
             core.append("      <acceptor name=\"core\">tcp://127.0.0.1:").append(node.corePort())
                     .append("?protocols=CORE</acceptor>\n");
