@@ -74,18 +74,27 @@ public final class BrokerProcess implements AutoCloseable {
         command.add("-Dlogback.configurationFile=" + files.logbackFile());
         command.addAll(List.of("-cp", lib.toAbsolutePath() + "/*", "org.tandembroker.core.daemon.BrokerMain",
                 "--config", files.brokerFile().toString(), "--work", files.work().toString()));
+        return launch(command, LISTENING, "broker did not start listening");
+    }
+
+    /**
+     * Starts {@code command} (a JVM of another broker, e.g. {@link ArtemisPeer}); returns once a console line
+     * matched {@code ready}, whose group 1 is the AMQP port the process serves (or will serve).
+     */
+    public static BrokerProcess launch(List<String> command, Pattern ready, String notReady)
+            throws IOException, InterruptedException {
         Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
         CompletableFuture<Integer> port = new CompletableFuture<>();
         List<String> lines = new ArrayList<>();
         Output output = new Output();
-        output.reader = new Thread(() -> readOutput(process, lines, output, port), "broker-output");
+        output.reader = new Thread(() -> readOutput(process, lines, output, ready, port), "broker-output");
         output.reader.setDaemon(true);
         output.reader.start();
         try {
             return new BrokerProcess(process, port.get(120, TimeUnit.SECONDS), lines, output);
         } catch (ExecutionException | TimeoutException e) {
             process.destroyForcibly();
-            throw new IllegalStateException("broker did not start listening: " + e.getMessage(), e);
+            throw new IllegalStateException(notReady + ": " + e.getMessage(), e);
         }
     }
 
@@ -95,7 +104,7 @@ public final class BrokerProcess implements AutoCloseable {
         }
     }
 
-    private static void readOutput(Process process, List<String> lines, Output output,
+    private static void readOutput(Process process, List<String> lines, Output output, Pattern ready,
                                    CompletableFuture<Integer> port) {
         try (BufferedReader in = new BufferedReader(
                 new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
@@ -116,7 +125,7 @@ public final class BrokerProcess implements AutoCloseable {
                 if (line.contains("OutOfMemoryError")) {
                     output.outOfMemory = true;
                 }
-                Matcher m = LISTENING.matcher(line);
+                Matcher m = ready.matcher(line);
                 if (m.find()) {
                     port.complete(Integer.parseInt(m.group(1)));
                 }
@@ -125,7 +134,7 @@ public final class BrokerProcess implements AutoCloseable {
             // the pipe closed: the process is gone
         }
         synchronized (lines) {
-            port.completeExceptionally(new IllegalStateException("broker exited before listening:\n"
+            port.completeExceptionally(new IllegalStateException("the process exited before it was ready:\n"
                     + String.join("\n", lines)));
         }
     }

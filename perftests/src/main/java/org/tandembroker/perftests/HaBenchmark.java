@@ -8,12 +8,15 @@ import jakarta.jms.MessageConsumer;
 import jakarta.jms.MessageProducer;
 import jakarta.jms.Queue;
 import jakarta.jms.Session;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import org.HdrHistogram.Histogram;
@@ -51,7 +54,8 @@ import picocli.CommandLine.Spec;
 public final class HaBenchmark implements Callable<Integer> {
     private static final String HA_DEFAULT = "NO_SYNC,NO_SYNC,SIMPLE_MAJORITY";
     private static final String HA_SYNC = "SYNC,SYNC,ALL";
-    private static final List<String> SETUPS = List.of("ha-default", "ha-sync", "standalone");
+    private static final List<String> SETUPS = List.of("ha-default", "ha-sync", "standalone", "artemis",
+            "artemis-pair");
     static final Duration ROUND_TRIP_TARGET = Duration.ofMillis(1);
 
     @Spec
@@ -71,8 +75,10 @@ public final class HaBenchmark implements Callable<Integer> {
     @Option(names = "--pairs", split = ",", defaultValue = "16,64")
     private List<Integer> pairs;
 
-    @Option(names = "--setups", split = ",", defaultValue = "ha-default,ha-sync,standalone",
-            description = "throughput and roundtrip: ha-default, ha-sync, standalone (default: ${DEFAULT-VALUE})")
+    @Option(names = "--setups", split = ",", defaultValue = "ha-default,ha-sync,standalone,artemis,artemis-pair",
+            description = "throughput and roundtrip: ha-default, ha-sync, standalone, and the peers artemis (Artemis"
+                    + " 2.50 standalone) and artemis-pair (Artemis replicated primary/backup) (default:"
+                    + " ${DEFAULT-VALUE})")
     private List<String> setups;
 
     @Option(names = "--round-trips", defaultValue = "5000")
@@ -262,6 +268,23 @@ public final class HaBenchmark implements Callable<Integer> {
         FsyncCounter fsyncs = FsyncCounter.probe();
         List<ThroughputRow> rows = new ArrayList<>();
         for (String setup : setups) {
+            if (isPeer(setup)) {
+                withPeer(setup, (peer, clients) -> {
+                    List<BrokerProcess> processes = peer.processes();
+                    BrokerProcess primary = processes.get(0);
+                    for (int n : pairs) {
+                        Duration backupBefore = backupCpu(processes);
+                        long started = System.nanoTime();
+                        PairedLoad.Result r = new PairedLoad(clients, "perf-" + setup + "-n" + n, n).run(primary,
+                                warmUp, window, 1, Duration.ofMinutes(5), fsyncs, progress);
+                        double backupCpu = 100.0 * backupCpu(processes).minus(backupBefore).toNanos()
+                                / (System.nanoTime() - started);
+                        rows.add(new ThroughputRow(setup, peerSettings(peer), r, backupCpu));
+                        progress.println(setup + " N=" + n + ": " + grouped(r.consumedPerSecond()) + " msg/s");
+                    }
+                });
+                continue;
+            }
             if (setup.equals("standalone")) {
                 Path directory = Files.createTempDirectory(temp, "tandem-perf-standalone-");
                 try {
@@ -306,11 +329,14 @@ public final class HaBenchmark implements Callable<Integer> {
         }
         Table table = new Table(List.of("setup", "N", "consumed msg/s", "consumed KiB/s", "p50 ms", "p99 ms",
                 "fsyncs/commit (master)", "master CPU", "replica CPU*", "client CPU", "other CPU",
-                "vs SYNC,SYNC,ALL", "% of standalone", "received/confirmed"));
+                "vs SYNC,SYNC,ALL", "% of standalone", "Tandem / peer", "received/confirmed"));
         for (ThroughputRow row : rows) {
             PairedLoad.Result r = row.result();
-            double sync = rate(rows, "ha-sync", r.pairs());
-            double standalone = rate(rows, "standalone", r.pairs());
+            boolean peer = isPeer(row.setup());
+            double sync = peer ? 0 : rate(rows, "ha-sync", r.pairs());
+            double standalone = rate(rows, peer ? "artemis" : "standalone", r.pairs());
+            double comparedPeer = peer ? 0 : rate(rows, row.setup().equals("standalone") ? "artemis" : "artemis-pair",
+                    r.pairs());
             DeliveryLedger.Check check = r.ledger();
             table.add(List.of(row.settings(), Integer.toString(r.pairs()), grouped(r.consumedPerSecond()),
                     grouped(r.consumedPerSecond() * bodySize(1024) / 1024.0), ThroughputBenchmark.millis(r.latencyMicros(), 50),
@@ -318,19 +344,91 @@ public final class HaBenchmark implements Callable<Integer> {
                     r.fsyncs().available() && r.producedInWindow() > 0
                             ? String.format(Locale.ROOT, "%.3f", (double) r.fsyncs().count() / r.producedInWindow())
                             : "n/a",
-                    pct(r.brokerCpuPercent()), row.setup().equals("standalone") ? "-" : pct(row.replicaCpuPercent()),
+                    pct(r.brokerCpuPercent()), row.setup().equals("standalone") || row.setup().equals("artemis") ? "-"
+                            : pct(row.replicaCpuPercent()),
                     pct(r.clientCpuPercent()), pct(r.otherCpuPercent()),
                     sync > 0 ? String.format(Locale.ROOT, "%.2fx", r.consumedPerSecond() / sync) : "-",
                     standalone > 0 ? String.format(Locale.ROOT, "%.0f %%", 100 * r.consumedPerSecond() / standalone)
+                            : "-",
+                    comparedPeer > 0 ? String.format(Locale.ROOT, "%.2fx", r.consumedPerSecond() / comparedPeer)
                             : "-",
                     String.format(Locale.ROOT, "%,d/%,d", check.received() - check.unconfirmedArrivals(),
                             check.confirmed())));
         }
         document.append(String.format(Locale.ROOT, "Warm-up %s, window %s, body %d B, pairs %s.%n%n", warmUp, window,
                 bodySize(1024), pairs)).append(table.markdown())
-                .append("\n*replica CPU: over the whole run (warm-up, window and drain), % of one core.\n");
+                .append("\n*replica CPU: over the whole run (warm-up, window and drain), % of one core (for the"
+                        + " Artemis pair: the backup's).\n");
+        if (rows.stream().anyMatch(row -> isPeer(row.setup()))) {
+            document.append("\n% of standalone: of Tandem standalone for Tandem's rows, of Artemis standalone for the"
+                    + " Artemis pair. Tandem / peer: msg/s over the Artemis set-up of the same kind at the same N"
+                    + " (standalone over artemis, ha-* over artemis-pair).\n\n")
+                    .append(MatrixBenchmark.PEER_NOTE).append('\n');
+        }
         table.writeCsv(results.resolve("ha-throughput.csv"));
+        writeThroughputChart(rows);
         return rows.stream().allMatch(r -> r.result().ledger().complete() && r.result().drained());
+    }
+
+    /** {@code ha-throughput.png}: msg/s against N, one line per setup (the peers' among them). */
+    private void writeThroughputChart(List<ThroughputRow> rows) throws IOException {
+        Map<String, List<Double>> series = new LinkedHashMap<>();
+        for (String setup : setups) {
+            List<Double> line = new ArrayList<>();
+            for (int n : pairs) {
+                double rate = rate(rows, setup, n);
+                line.add(rate > 0 ? rate : null);
+            }
+            String label = rows.stream().filter(row -> row.setup().equals(setup)).findFirst()
+                    .map(row -> setup + " (" + row.settings() + ")").orElse(setup);
+            series.put(label, line);
+        }
+        ThroughputChart.write(results.resolve("ha-throughput.png"), String.format(Locale.ROOT,
+                "Throughput vs clients (persistent %d B messages, window %s)", bodySize(1024), window),
+                "messages/s consumed", pairs, series);
+    }
+
+    private static boolean isPeer(String setup) {
+        return setup.startsWith("artemis");
+    }
+
+    private static Duration backupCpu(List<BrokerProcess> processes) {
+        return processes.size() > 1 ? processes.get(1).cpuTime() : Duration.ZERO;
+    }
+
+    private static String peerSettings(PeerCluster peer) {
+        return PeerCluster.PRODUCT + (peer.shape() == PeerCluster.Shape.STANDALONE ? " standalone"
+                : " replicated primary/backup") + ", journal " + peer.journal();
+    }
+
+    /** What runs against a started peer: its processes and clients on its {@link PeerCluster#clientUri()}. */
+    private interface PeerWork {
+        void run(PeerCluster peer, Clients clients) throws Exception;
+    }
+
+    /**
+     * Starts the peer {@code setup} (artemis or artemis-pair) in a fresh directory, keeps its broker.xml files in the
+     * results, runs {@code work}, stops it (consoles to {@code broker-<setup>-<role>.log}) and deletes the directory.
+     */
+    private void withPeer(String setup, PeerWork work) throws Exception {
+        Path directory = Files.createTempDirectory(temp, "tandem-perf-" + setup + "-");
+        PeerCluster.Shape shape = setup.equals("artemis") ? PeerCluster.Shape.STANDALONE
+                : PeerCluster.Shape.REPLICATED_PAIR;
+        try (PeerCluster peer = PeerCluster.write(directory, shape, brokerJvmOptions)) {
+            for (int i = 0; i < peer.roles().size(); i++) {
+                Files.copy(peer.brokerXmls().get(i), results.resolve("broker-" + setup + "-" + peer.roles().get(i)
+                        + ".xml"), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            }
+            try {
+                peer.start();
+                work.run(peer, new Clients(peer.clientUri(), PeerCluster.USER, PeerCluster.PASSWORD, bodySize(1024),
+                        0));
+            } finally {
+                peer.stopAll(results, "broker-" + setup);
+            }
+        } finally {
+            ResultsFolder.deleteTree(directory);
+        }
     }
 
     private static double rate(List<ThroughputRow> rows, String setup, int n) {
@@ -349,7 +447,10 @@ public final class HaBenchmark implements Callable<Integer> {
         List<RoundTrip> rows = new ArrayList<>();
         for (String setup : setups) {
             progress.run("roundtrip " + setup, Duration.ZERO);
-            if (setup.equals("standalone")) {
+            if (isPeer(setup)) {
+                withPeer(setup, (peer, clients) -> rows.add(new RoundTrip(setup, peerSettings(peer),
+                        measureRoundTrips(clients, progress))));
+            } else if (setup.equals("standalone")) {
                 Path directory = Files.createTempDirectory(temp, "tandem-perf-standalone-");
                 try {
                     BrokerFiles files = BrokerFiles.write(directory, lib, StoreSetup.COALESCING, "128MiB", List.of());

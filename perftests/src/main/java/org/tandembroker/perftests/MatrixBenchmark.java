@@ -36,7 +36,8 @@ import picocli.CommandLine.Spec;
 
 /**
  * The durability matrix of issue 5, the spec's HA performance comparison: for each configuration (non-HA, five
- * two-node {@code bdb-ha} durability settings, the default, the default on three nodes) the broker processes are
+ * two-node {@code bdb-ha} durability settings, the default, the default on three nodes, and the peer of issue 13,
+ * Artemis standalone and as a replicated pair, {@link PeerCluster}) the broker processes are
  * started on loopback, loaded with N producers and N consumers (each on its own connection, one queue, persistent
  * messages, through a {@code failover:(...)} URI that lists every node) for each N, stopped, and their directory
  * deleted. Or, with {@code --url}, one external broker is driven instead. Writes a results folder: {@code matrix.csv},
@@ -51,9 +52,9 @@ import picocli.CommandLine.Spec;
 @Command(name = "matrix", mixinStandardHelpOptions = true, sortOptions = false,
         description = {"The durability matrix: throughput and latency of every HA durability configuration"
                 + " against the non-HA broker, N producers and N consumers, in the spec's table layout.",
-                "Profiles: smoke (non-ha, default; N=1; seconds), quick (all; 30 s JIT warm-up, then"
-                        + " N=1,4,16,64; 2 s + 6 s; about 11 min on 2 cores), full (all; 45 s JIT warm-up, then"
-                        + " N=1..64; 5 s + 20 s; about 40 min)."})
+                "Profiles: smoke (non-ha, default; N=1; seconds), quick (all, the Artemis peers too; 30 s JIT"
+                        + " warm-up, then N=1,4,16,64; 2 s + 6 s; about 14 min on 2 cores), full (all; 45 s JIT"
+                        + " warm-up, then N=1..64; 5 s + 20 s; about 50 min)."})
 public final class MatrixBenchmark implements Callable<Integer> {
     private static final DateTimeFormatter STAMP = DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss");
     private static final Duration PROBE_TIMEOUT = Duration.ofSeconds(90);
@@ -105,7 +106,8 @@ public final class MatrixBenchmark implements Callable<Integer> {
     @Option(names = "--configs", split = ",", paramLabel = "ID",
             description = "Configurations (default: the profile's): non-ha, sync-sync-all, wns-wns-all,"
                     + " wns-wns-all-coalescing, wns-ns-all-coalescing, ns-ns-all-coalescing, default,"
-                    + " default-3-nodes.")
+                    + " default-3-nodes; the peers artemis (Artemis standalone) and artemis-pair (Artemis"
+                    + " replicated primary/backup).")
     private List<String> configs;
 
     @Option(names = "--clients", split = ",", paramLabel = "N",
@@ -182,6 +184,8 @@ public final class MatrixBenchmark implements Callable<Integer> {
 
     private List<MatrixConfiguration> configurations;
     private double loadAtStart;
+    /** The journal type each peer configuration reported using (ASYNCIO or NIO), by configuration id. */
+    private final Map<String, String> journals = new LinkedHashMap<>();
 
     /** How one broker process ended. */
     public record BrokerNotes(String configuration, String process, int exitCode, int warnings, int errors,
@@ -219,6 +223,10 @@ public final class MatrixBenchmark implements Callable<Integer> {
         out.println(report.tables().specLayout().markdown());
         out.print(report.tables().footnotesMarkdown());
         out.println();
+        if (report.tables().comparesWithPeer()) {
+            out.println("Tandem / peer (KB/s over the Artemis column of the same kind):");
+            out.println(report.tables().peerRatios().markdown());
+        }
         out.println("Targets:");
         out.print(report.tables().targetsMarkdown());
         out.println();
@@ -256,6 +264,7 @@ public final class MatrixBenchmark implements Callable<Integer> {
         List<MatrixRun> runs = new ArrayList<>();
         List<BrokerNotes> brokers = new ArrayList<>();
         Map<String, Duration> startups = new LinkedHashMap<>();
+        journals.clear();
         if (external != null) {
             runExternal(external, configurations.get(0), fsyncs, plan, progress, runs);
         } else {
@@ -343,8 +352,25 @@ public final class MatrixBenchmark implements Callable<Integer> {
             String user;
             String password;
             HaCluster cluster = null;
+            PeerCluster peer = null;
             try {
-                if (configuration.replicated()) {
+                if (configuration.isPeer()) {
+                    peer = PeerCluster.write(directory, configuration.peer(), brokerJvmOptions);
+                    List<Path> xmls = peer.brokerXmls();
+                    for (int i = 0; i < xmls.size(); i++) {
+                        Files.copy(xmls.get(i), results.resolve("broker-" + configuration.id() + "-"
+                                + peer.roles().get(i) + ".xml"));
+                    }
+                    try {
+                        peer.start();
+                    } finally {
+                        nodes.addAll(peer.processes());
+                    }
+                    journals.put(configuration.id(), peer.journal());
+                    progress.println(String.format(Locale.ROOT, "[%s] Artemis journal: %s", name, peer.journal()));
+                    user = PeerCluster.USER;
+                    password = PeerCluster.PASSWORD;
+                } else if (configuration.replicated()) {
                     List<String> rep = configuration.nodes() == 2 ? List.of("je.rep.electionsPrimaryRetries=0")
                             : List.of();
                     cluster = HaCluster.write(directory, lib, brokerJvmOptions, configuration.nodes(),
@@ -379,6 +405,9 @@ public final class MatrixBenchmark implements Callable<Integer> {
                 stop(configuration, nodes, results, brokers);
                 if (cluster != null) {
                     cluster.close();
+                }
+                if (peer != null) {
+                    peer.close();
                 }
             }
         } catch (Exception e) {
@@ -580,11 +609,20 @@ public final class MatrixBenchmark implements Callable<Integer> {
         }
         text.append("## Throughput (the spec's layout)\n\n");
         text.append("KB/s consumed (1 KB = 1,024 bytes of message body)").append(external != null ? ".\n\n"
-                : " and, in brackets, the difference to No HA for the same number of clients.\n\n");
+                : " and, in brackets, the difference to No HA for the same number of clients.").append(
+                        tables.hasPeer() ? " The Artemis pair's bracket is its difference to Artemis standalone;"
+                                + " \"1.23x peer\" after a Tandem cell is Tandem / peer, its KB/s over the Artemis"
+                                + " column of the same kind (standalone, or the replicated pair).\n\n" : "\n\n");
         text.append(tables.specLayout().markdown()).append('\n');
         String footnotes = tables.footnotesMarkdown();
         if (!footnotes.isEmpty()) {
             text.append(footnotes.replace("\n", "  \n")).append('\n');
+        }
+        if (tables.comparesWithPeer()) {
+            text.append("## Tandem / peer\n\nEach Tandem column's KB/s over the peer's of the same kind at the same N"
+                    + " (standalone over Artemis standalone, replicated over the Artemis replicated pair); above 1.00x"
+                    + " Tandem moved more.\n\n")
+                    .append(tables.peerRatios().markdown()).append('\n');
         }
         text.append("## Targets\n\n");
         text.append("The default configuration (NO_SYNC, NO_SYNC, SIMPLE_MAJORITY with coalescing-sync, two nodes)"
@@ -605,13 +643,18 @@ public final class MatrixBenchmark implements Callable<Integer> {
                         + " high, the figures were disturbed).\n\n");
         if (external == null) {
             text.append("## Configurations\n\n");
-            Table table = new Table(List.of("id", "column", "settings", "ready after"));
+            Table table = new Table(List.of("id", "column", "settings", "journal", "ready after"));
             for (MatrixConfiguration c : configurations) {
                 Duration startup = startups.get(c.id());
-                table.add(List.of(c.id(), c.label(), c.settings(), startup == null ? "did not start"
+                table.add(List.of(c.id(), c.label(), c.settings(), c.isPeer()
+                        ? journals.getOrDefault(c.id(), "unknown (did not start)") : "JE log",
+                        startup == null ? "did not start"
                         : String.format(Locale.ROOT, "%.1f s", startup.toMillis() / 1000.0)));
             }
             text.append(table.markdown()).append('\n');
+            if (configurations.stream().anyMatch(MatrixConfiguration::isPeer)) {
+                text.append(PEER_NOTE).append("\n\n");
+            }
             text.append("## Brokers\n\n");
             for (BrokerNotes b : brokers) {
                 text.append(String.format(Locale.ROOT, "- %s %s: exit code %d after SIGTERM, %d WARN and %d ERROR"
@@ -624,6 +667,19 @@ public final class MatrixBenchmark implements Callable<Integer> {
         text.append("## Machine\n\n").append(machine.markdown());
         return text.toString();
     }
+
+    /** What the peer columns are, for matrix.md. */
+    static final String PEER_NOTE = "Peer columns: Apache ActiveMQ Artemis 2.50 (a perftests dependency only),"
+            + " started by this harness as embedded servers in their own JVMs (ArtemisPeer) from the generated"
+            + " broker-artemis*-*.xml kept in this folder: AMQP acceptor on loopback, persistence on, security off,"
+            + " queues created on attach. The standalone server syncs its journal before a commit completes"
+            + " (journal-sync-transactional and journal-sync-non-transactional true); in the pair (shared-nothing"
+            + " replication, ha-policy replication primary/backup) the primary also waits for the backup's"
+            + " replication acknowledgement, and the backup appends without syncing. Journal: ASYNCIO when libaio"
+            + " loads (libaio direct I/O; with journal-datasync it still calls fdatasync, counted in fsyncs/msg),"
+            + " NIO otherwise; the results record which the server used (matrix: column journal; ha: the set-up)."
+            + " The pair is measured only after the backup announced itself"
+            + " and finished its initial replication; clients use a failover:(primary,backup) URI.";
 
     private static String summary(String name, MatrixRun run) {
         PairedLoad.Result r = run.result();

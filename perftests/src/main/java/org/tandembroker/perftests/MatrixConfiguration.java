@@ -4,7 +4,8 @@ import java.util.List;
 
 /**
  * One column of the durability matrix: a broker set-up that {@link MatrixBenchmark} starts on loopback (a
- * standalone {@code bdb} broker, or a {@code bdb-ha} group of two or three broker processes), or an external
+ * standalone {@code bdb} broker, or a {@code bdb-ha} group of two or three broker processes), the peer
+ * ({@link PeerCluster}: Apache ActiveMQ Artemis standalone or as a replicated primary/backup pair), or an external
  * broker the user names by URL.
  *
  * @param id             the name on the command line ({@code --configs}), in CSV rows and in file names
@@ -13,8 +14,14 @@ import java.util.List;
  * @param durability     the store's {@code <durability>}: a sync policy for {@code bdb}, the
  *                       {@code MASTER,REPLICA,ACK} triplet for {@code bdb-ha}
  * @param coalescingSync the store's {@code <coalescingSync>}
+ * @param peer           the peer set-up this column runs, or null for Tandem (or an external broker)
  */
-public record MatrixConfiguration(String id, String label, int nodes, String durability, boolean coalescingSync) {
+public record MatrixConfiguration(String id, String label, int nodes, String durability, boolean coalescingSync,
+                                  PeerCluster.Shape peer) {
+
+    public MatrixConfiguration(String id, String label, int nodes, String durability, boolean coalescingSync) {
+        this(id, label, nodes, durability, coalescingSync, null);
+    }
 
     /** The baseline: the standalone store with the broker's default settings. */
     public static final MatrixConfiguration NON_HA = new MatrixConfiguration("non-ha", "No HA", 1, "NO_SYNC", true);
@@ -25,7 +32,19 @@ public record MatrixConfiguration(String id, String label, int nodes, String dur
             "NO_SYNC, NO_SYNC, SIMPLE_MAJORITY - coalescing-sync (default)", 2, "NO_SYNC,NO_SYNC,SIMPLE_MAJORITY",
             true);
 
-    /** Every configuration of the matrix, in the tables' column order (the spec's, then the default). */
+    /** The peer standalone: Artemis with a synced journal. */
+    public static final MatrixConfiguration ARTEMIS = new MatrixConfiguration("artemis", PeerCluster.PRODUCT
+            + " standalone (peer)", 1, PeerCluster.durability(PeerCluster.Shape.STANDALONE), false,
+            PeerCluster.Shape.STANDALONE);
+    /** The peer pair: Artemis primary/backup with shared-nothing replication. */
+    public static final MatrixConfiguration ARTEMIS_PAIR = new MatrixConfiguration("artemis-pair", PeerCluster.PRODUCT
+            + " replicated pair (peer)", 2, PeerCluster.durability(PeerCluster.Shape.REPLICATED_PAIR), false,
+            PeerCluster.Shape.REPLICATED_PAIR);
+
+    /**
+     * Every configuration of the matrix, in the tables' column order (the spec's, then the default, then the
+     * peers).
+     */
     public static final List<MatrixConfiguration> ALL = List.of(
             NON_HA,
             SYNC_SYNC_ALL,
@@ -39,7 +58,9 @@ public record MatrixConfiguration(String id, String label, int nodes, String dur
                     "NO_SYNC,NO_SYNC,ALL", true),
             DEFAULT,
             new MatrixConfiguration("default-3-nodes", "default, 3 nodes", 3, "NO_SYNC,NO_SYNC,SIMPLE_MAJORITY",
-                    true));
+                    true),
+            ARTEMIS,
+            ARTEMIS_PAIR);
 
     /** An external broker: one column, nothing started. */
     public static MatrixConfiguration external(String label) {
@@ -61,10 +82,30 @@ public record MatrixConfiguration(String id, String label, int nodes, String dur
         return nodes == 0;
     }
 
+    /** Whether this column is the peer broker (Artemis) rather than Tandem. */
+    public boolean isPeer() {
+        return peer != null;
+    }
+
+    /**
+     * The peer column Tandem's column is compared with: the Artemis pair for a replicated set-up, Artemis standalone
+     * for the standalone one; empty for the peers themselves and an external broker.
+     */
+    public java.util.Optional<MatrixConfiguration> comparedPeer() {
+        if (isPeer() || external()) {
+            return java.util.Optional.empty();
+        }
+        return java.util.Optional.of(replicated() ? ARTEMIS_PAIR : ARTEMIS);
+    }
+
     /** The settings in words, for the tables: store type, nodes, durability, coalescing-sync. */
     public String settings() {
         if (external()) {
             return "external broker";
+        }
+        if (isPeer()) {
+            return "Apache ActiveMQ Artemis 2.50, " + (replicated() ? "replicated primary/backup (shared-nothing)"
+                    : "standalone") + ", persistent; " + durability;
         }
         return (replicated() ? "bdb-ha, " + nodes + " nodes" : "bdb (standalone)") + ", durability " + durability
                 + ", coalescingSync " + coalescingSync;

@@ -66,14 +66,71 @@ public final class MatrixTables {
             row.add(specRow(n));
             Optional<MatrixRun> baseline = measured(MatrixConfiguration.NON_HA.id(), n);
             boolean missed = targets().stream().anyMatch(t -> t.clients() == n && t.outcome() == Outcome.MISSED);
+            Optional<MatrixRun> peerBaseline = measured(MatrixConfiguration.ARTEMIS.id(), n);
             for (MatrixConfiguration c : configurations) {
                 row.add(cell(c, n, run -> {
                     String kb = grouped(run.kbPerSecond());
-                    String vsBaseline = baseline.map(b -> " (" + percent(run.kbPerSecond(), b.kbPerSecond()) + ")")
+                    Optional<MatrixRun> base = !c.isPeer() ? baseline
+                            : c.replicated() ? peerBaseline : Optional.empty();
+                    String vsBaseline = base.map(b -> " (" + percent(run.kbPerSecond(), b.kbPerSecond()) + ")")
                             .orElse("");
+                    String vsPeer = peerRatio(c, n).map(ratio -> " " + ratio + " peer").orElse("");
                     String flag = missed && c.id().equals(MatrixConfiguration.DEFAULT.id()) ? " **MISSED**" : "";
-                    return kb + vsBaseline + flag;
+                    return kb + vsBaseline + vsPeer + flag;
                 }));
+            }
+            table.add(row);
+        }
+        return table;
+    }
+
+    /**
+     * Tandem / peer at N for a Tandem column: its KB/s over the compared peer column's ({@code 1.23x}), when both
+     * measured.
+     */
+    public Optional<String> peerRatio(MatrixConfiguration configuration, int n) {
+        return peerRatioValue(configuration, n).map(ratio -> String.format(Locale.ROOT, "%.2fx", ratio));
+    }
+
+    private Optional<Double> peerRatioValue(MatrixConfiguration configuration, int n) {
+        Optional<MatrixConfiguration> peer = configuration.comparedPeer();
+        if (peer.isEmpty()) {
+            return Optional.empty();
+        }
+        Optional<MatrixRun> run = measured(configuration.id(), n);
+        Optional<MatrixRun> peerRun = measured(peer.get().id(), n);
+        if (run.isEmpty() || peerRun.isEmpty() || peerRun.get().kbPerSecond() <= 0) {
+            return Optional.empty();
+        }
+        return Optional.of(run.get().kbPerSecond() / peerRun.get().kbPerSecond());
+    }
+
+    /** Whether this run's configurations include a peer column. */
+    public boolean hasPeer() {
+        return configurations.stream().anyMatch(MatrixConfiguration::isPeer);
+    }
+
+    /** Whether the run has a Tandem column and the peer column it is compared with, so a Tandem / peer ratio. */
+    public boolean comparesWithPeer() {
+        return configurations.stream().anyMatch(c -> c.comparedPeer().filter(configurations::contains).isPresent());
+    }
+
+    /**
+     * Tandem / peer: for each Tandem column, its throughput over the peer's of the same kind (standalone over
+     * Artemis standalone, replicated over the Artemis pair) at each N; "-" where either did not measure.
+     */
+    public Table peerRatios() {
+        List<String> headers = new ArrayList<>();
+        headers.add("N (producers/consumers)");
+        List<MatrixConfiguration> tandem = configurations.stream()
+                .filter(c -> c.comparedPeer().filter(configurations::contains).isPresent()).toList();
+        tandem.forEach(c -> headers.add(c.label() + " / " + c.comparedPeer().get().label()));
+        Table table = new Table(headers);
+        for (int n : clients) {
+            List<String> row = new ArrayList<>();
+            row.add(specRow(n));
+            for (MatrixConfiguration c : tandem) {
+                row.add(peerRatio(c, n).orElse("-"));
             }
             table.add(row);
         }
@@ -124,7 +181,7 @@ public final class MatrixTables {
                 "body_bytes", "window_s", "consumed_msgs", "produced_msgs", "msg_per_s", "kb_per_s",
                 "produced_msg_per_s", "pct_vs_non_ha", "latency_p50_ms", "latency_p99_ms", "latency_max_ms",
                 "fsyncs", "fsyncs_per_msg", "broker_cpu_pct", "replica_cpu_pct", "client_cpu_pct", "other_cpu_pct",
-                "confirmed", "received", "missing", "duplicates", "ledger_ok", "drained", "error"));
+                "confirmed", "received", "missing", "duplicates", "ledger_ok", "drained", "ratio_vs_peer", "error"));
         for (MatrixRun run : runs) {
             MatrixConfiguration c = run.configuration();
             List<String> row = new ArrayList<>(List.of(c.id(), c.label(), Integer.toString(c.nodes()),
@@ -132,7 +189,7 @@ public final class MatrixTables {
             PairedLoad.Result r = run.result();
             String failure = run.failure() == null ? "" : run.failure();
             if (r == null) {
-                while (row.size() < 29) {
+                while (row.size() < 30) {
                     row.add("");
                 }
                 row.add(failure);
@@ -153,7 +210,8 @@ public final class MatrixTables {
                     c.replicated() ? fixed(run.replicaCpuPercent(), 1) : "", fixed(r.clientCpuPercent(), 1),
                     fixed(r.otherCpuPercent(), 1), Long.toString(check.confirmed()), Long.toString(check.received()),
                     Long.toString(check.missing()), Long.toString(check.duplicates()),
-                    Boolean.toString(check.complete()), Boolean.toString(r.drained()), failure));
+                    Boolean.toString(check.complete()), Boolean.toString(r.drained()),
+                    peerRatioValue(c, run.clients()).map(ratio -> fixed(ratio, 3)).orElse(""), failure));
             table.add(row);
         }
         return table;

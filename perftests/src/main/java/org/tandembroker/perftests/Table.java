@@ -29,6 +29,10 @@ public final class Table {
         return this;
     }
 
+    public List<String> header() {
+        return headers;
+    }
+
     public List<List<String>> rows() {
         return List.copyOf(rows);
     }

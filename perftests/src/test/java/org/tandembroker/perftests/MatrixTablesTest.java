@@ -72,8 +72,42 @@ class MatrixTablesTest {
                 .contains("N=16: default >= 75 % of No HA: met")
                 .contains("N=16: default >= 4x SYNC, SYNC, ALL: not measured (the run of sync-sync-all at N=16"
                         + " failed)");
-        assertThat(tables.csv().rows()).hasSize(3).allSatisfy(row -> assertThat(row).hasSize(30));
-        assertThat(tables.csv().rows().get(2).get(29)).startsWith("did not start");
+        assertThat(tables.csv().rows()).hasSize(3).allSatisfy(row -> assertThat(row).hasSize(31));
+        assertThat(tables.csv().rows().get(2).get(30)).startsWith("did not start");
+    }
+
+    @Test
+    void tandemCellsCarryTheirRatioToThePeerOfTheSameKindAndThePeerPairIsComparedWithThePeerStandalone() {
+        MatrixConfiguration artemis = MatrixConfiguration.ARTEMIS;
+        MatrixConfiguration pair = MatrixConfiguration.ARTEMIS_PAIR;
+        List<MatrixRun> runs = List.of(run(NON_HA, 16, 4000), run(DEFAULT, 16, 3000), run(artemis, 16, 2000),
+                run(pair, 16, 1500));
+        MatrixTables tables = new MatrixTables(List.of(NON_HA, DEFAULT, artemis, pair), List.of(16), runs);
+
+        assertThat(tables.specLayout().rows()).containsExactly(List.of("5 (16/16)", "4,000 (0.0%) 2.00x peer",
+                "3,000 (-25.0%) 2.00x peer", "2,000", "1,500 (-25.0%)"));
+        assertThat(tables.hasPeer()).isTrue();
+        assertThat(tables.comparesWithPeer()).isTrue();
+        assertThat(new MatrixTables(List.of(pair), List.of(16), runs).comparesWithPeer()).isFalse();
+        assertThat(tables.peerRatios().rows()).containsExactly(List.of("5 (16/16)", "2.00x", "2.00x"));
+        assertThat(tables.peerRatios().markdown()).contains(NON_HA.label() + " / " + artemis.label(),
+                DEFAULT.label() + " / " + pair.label());
+        List<String> header = tables.csv().header();
+        assertThat(tables.csv().rows()).extracting(row -> row.get(header.indexOf("ratio_vs_peer")))
+                .containsExactly("2.000", "2.000", "", "");
+    }
+
+    @Test
+    void withoutItsPeerColumnATandemCellHasNoRatioAndTheRatioTableLeavesItOut() {
+        List<MatrixRun> runs = List.of(run(NON_HA, 4, 1000), run(DEFAULT, 4, 800),
+                run(MatrixConfiguration.ARTEMIS_PAIR, 4, 400));
+        MatrixTables tables = new MatrixTables(List.of(NON_HA, DEFAULT, MatrixConfiguration.ARTEMIS_PAIR),
+                List.of(4), runs);
+
+        assertThat(tables.specLayout().rows().get(0)).containsExactly("3 (4/4)", "1,000 (0.0%)",
+                "800 (-20.0%) 2.00x peer", "400");
+        assertThat(tables.peerRatios().rows()).containsExactly(List.of("3 (4/4)", "2.00x"));
+        assertThat(tables.peerRatios().markdown()).doesNotContain(NON_HA.label());
     }
 
     @Test
