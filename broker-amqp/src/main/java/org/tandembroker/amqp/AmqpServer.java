@@ -78,7 +78,8 @@ public final class AmqpServer implements ProtocolFrontEnd {
     }
 
     private void bind(ListenerConfig listener, FrontEndResources resources) throws InterruptedException {
-        SslContext tls = listener.tls().map(t -> ServerTlsContext.from(t, context.etcDirectory())).orElse(null);
+        SslContext tls = listener.tls().map(t -> ServerTlsContext.from(t, context.etcDirectory(), listener.name(),
+                context.operationalLog())).orElse(null);
         ServerBootstrap bootstrap = new ServerBootstrap()
                 .group(acceptGroup, ioGroup)
                 .channel(NioServerSocketChannel.class)

@@ -10,6 +10,7 @@ import com.sleepycat.je.rep.NetworkRestoreConfig;
 import com.sleepycat.je.rep.RepInternal;
 import com.sleepycat.je.rep.ReplicatedEnvironment;
 import com.sleepycat.je.rep.ReplicationConfig;
+import com.sleepycat.je.rep.ReplicationNetworkConfig;
 import com.sleepycat.je.rep.ReplicationNode;
 import com.sleepycat.je.rep.RollbackException;
 import com.sleepycat.je.rep.RollbackProhibitedException;
@@ -33,6 +34,7 @@ import org.tandembroker.core.exec.NamedThreadFactory;
 import org.tandembroker.core.exec.OwningThread;
 import org.tandembroker.core.oplog.LogCode;
 import org.tandembroker.core.oplog.OperationalLog;
+import org.tandembroker.store.bdbha.channel.ChannelRefusals;
 
 /**
  * Owns this node's JE {@link ReplicatedEnvironment}: opening it (with a network restore when JE asks for one),
@@ -66,6 +68,9 @@ final class ReplicatedEnvironmentFacade {
     private final String clientAddress;
     private final OperationalLog operationalLog;
     private final OwningThread roleThread;
+    private final ChannelRefusals refusals;
+    /** The role thread while it is inside JE's constructor, or null; guarded by itself. */
+    private final Thread[] opening = new Thread[1];
     private volatile ReplicatedEnvironment environment;
 
     ReplicatedEnvironmentFacade(ReplicatedStoreSettings settings, String clientAddress,
@@ -74,6 +79,33 @@ final class ReplicatedEnvironmentFacade {
         this.clientAddress = clientAddress;
         this.operationalLog = operationalLog;
         this.roleThread = roleThread;
+        this.refusals = ChannelRefusals.register(settings.nodeName(), (peer, reason) ->
+                operationalLog.log(LogCode.HA_1008, settings.nodeName(), peer, reason));
+    }
+
+    /** The network configuration of every connection of this node (TLS or plain, refusals reported as HA-1008). */
+    ReplicationNetworkConfig networkConfig() {
+        return settings.networkConfig(refusals.token());
+    }
+
+    /**
+     * Ends an open that cannot finish: a node joining for the first time waits in JE's constructor, retrying every
+     * second, until it finds a master, however long that takes (a group that refuses its certificate or its
+     * channel never answers). JE sleeps between attempts, so interrupting the thread makes the open fail and lets
+     * the store close. Called by the closing thread; does nothing when no open is under way.
+     */
+    void abandonOpening() {
+        synchronized (opening) {
+            if (opening[0] != null) {
+                LOG.info("Node {}: closing while still joining the group: abandoning the open", settings.nodeName());
+                opening[0].interrupt();
+            }
+        }
+    }
+
+    /** Stops reporting channel refusals: the store is closed for good. */
+    void release() {
+        refusals.close();
     }
 
     /** Opens the environment; JE's state changes (at once, then on every change) go to {@code changes}. */
@@ -90,9 +122,19 @@ final class ReplicatedEnvironmentFacade {
                         + "<repConfig> in {}", settings.nodeName(), path.resolve("je.properties"),
                         settings.sourceFile());
             }
-            ReplicationConfig repConfig = settings.replicationConfig();
+            ReplicationConfig repConfig = settings.replicationConfig(refusals.token());
             repConfig.setDesignatedPrimary(designatedPrimary);
-            env = new ReplicatedEnvironment(path.toFile(), repConfig, settings.environmentConfig());
+            synchronized (opening) {
+                opening[0] = self;
+            }
+            try {
+                env = new ReplicatedEnvironment(path.toFile(), repConfig, settings.environmentConfig());
+            } finally {
+                synchronized (opening) {
+                    opening[0] = null;
+                    Thread.interrupted(); // an abandonOpening() that came too late must not hit the next JE call
+                }
+            }
         } catch (InsufficientLogException e) {
             self.setName(threadName);
             return restoreFromNetwork(e, attempt, designatedPrimary, changes);
@@ -219,7 +261,8 @@ final class ReplicatedEnvironmentFacade {
         try {
             ReplicationNode node = env.getGroup().getMember(master);
             if (node != null) {
-                byte[] appState = new DbPing(node, settings.groupName(), LOOKUP_TIMEOUT_MILLIS).getNodeState()
+                byte[] appState = new DbPing(node, settings.groupName(), LOOKUP_TIMEOUT_MILLIS, networkConfig())
+                        .getNodeState()
                         .getAppState();
                 if (appState != null && appState.length > 0) {
                     return Optional.of(new String(appState, StandardCharsets.UTF_8));

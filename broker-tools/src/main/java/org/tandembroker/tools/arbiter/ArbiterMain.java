@@ -2,7 +2,14 @@ package org.tandembroker.tools.arbiter;
 
 import com.sleepycat.je.rep.arbiter.Arbiter;
 import com.sleepycat.je.rep.arbiter.ArbiterConfig;
+import com.sleepycat.je.rep.ReplicationNetworkConfig;
 import java.io.IOException;
+import java.io.Reader;
+import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Properties;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -10,7 +17,12 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import org.tandembroker.core.config.ConfigException;
 import org.tandembroker.core.exec.Uninterruptibly;
+import org.tandembroker.core.oplog.LogCode;
+import org.tandembroker.core.oplog.OperationalLog;
+import org.tandembroker.store.bdbha.channel.ChannelRefusals;
+import org.tandembroker.store.bdbha.channel.ReplicationTls;
 import org.tandembroker.tools.ToolCommandLine;
 import org.tandembroker.tools.ToolFailure;
 import picocli.CommandLine;
@@ -22,7 +34,11 @@ import picocli.CommandLine.Option;
  * <pre>
  * arbiter --group-name G --node-name N --node-host-port H:P --helper-host-port H1:P1,H2:P2 --dir DIR
  * </pre>
- * (the earlier spellings {@code --group --node --host-port --helpers} are accepted too). An arbiter stores no
+ * (the earlier spellings {@code --group --node --host-port --helpers} are accepted too), plus
+ * {@code --replication-tls FILE} when the group replicates over TLS: a properties file with the settings of the
+ * brokers' {@code <replicationTls>} ({@code keyStore=...}, {@code keyStorePasswordFile=...}, {@code trustStore=...},
+ * {@code allowedNodes=...}; docs/security.md), validated like theirs. Refused connections are logged as
+ * {@code HA-1008} lines. An arbiter stores no
  * messages: it votes in elections and acknowledges commits, so that a two-node group with an arbiter fails over
  * without an operator (the surviving node and the arbiter are a majority of three) and a master whose replica fails
  * keeps committing. It runs until the process is stopped (SIGTERM, Ctrl-C). Exit codes: 1 the arbiter could not
@@ -33,7 +49,7 @@ import picocli.CommandLine.Option;
  */
 @Command(name = "arbiter", sortOptions = false, usageHelpAutoWidth = true,
         customSynopsis = {"arbiter --group-name=GROUP --node-name=NAME --node-host-port=HOST:PORT",
-                "        --helper-host-port=HOST:PORT[,HOST:PORT] --dir=DIR"},
+                "        --helper-host-port=HOST:PORT[,HOST:PORT] --dir=DIR [--replication-tls=FILE]"},
         description = {"Runs a JE arbiter for a two-node Tandem HA group: it votes and acknowledges but stores no "
                 + "messages, so that the group fails over without an operator. Stop it with SIGTERM or Ctrl-C."},
         exitCodeOnInvalidInput = ToolFailure.USAGE, exitCodeOnExecutionException = ToolFailure.REFUSED)
@@ -58,13 +74,23 @@ public final class ArbiterMain implements Callable<Integer> {
             description = "A directory of the arbiter's own (created if missing).")
     Path directory;
 
+    @Option(names = "--replication-tls", paramLabel = "FILE",
+            description = "A properties file with the brokers' <replicationTls> settings (keyStore, keyStoreType, "
+                    + "keyStorePasswordFile or keyStorePasswordEnv, trustStore, trustStoreType, allowedNodes, "
+                    + "protocols), when the group replicates over TLS.")
+    Path replicationTls;
+
     @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help and exit.")
     boolean help;
 
     private PrintWriter out;
 
-    /** The parsed options. */
-    public record Options(String group, String node, String hostPort, String helpers, Path directory) {
+    /** The parsed options; {@code replicationTls} is empty for a plain TCP group. */
+    public record Options(String group, String node, String hostPort, String helpers, Path directory,
+                          Optional<ReplicationTls> replicationTls) {
+        public Options(String group, String node, String hostPort, String helpers, Path directory) {
+            this(group, node, hostPort, helpers, directory, Optional.empty());
+        }
     }
 
     private ArbiterMain() {
@@ -97,7 +123,26 @@ public final class ArbiterMain implements Callable<Integer> {
     private Options options() {
         return new Options(nonBlank("--group-name", group), nonBlank("--node-name", node),
                 nonBlank("--node-host-port", hostPort), nonBlank("--helper-host-port", helpers).replace(" ", ""),
-                directory.toAbsolutePath());
+                directory.toAbsolutePath(), replicationTls == null ? Optional.empty()
+                        : Optional.of(replicationTls(replicationTls)));
+    }
+
+    /** Reads and validates {@code --replication-tls}; a bad file or setting is a usage error naming it. */
+    static ReplicationTls replicationTls(Path file) {
+        Properties properties = new Properties();
+        try (Reader reader = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+            properties.load(reader);
+        } catch (IOException e) {
+            throw ToolFailure.usage("--replication-tls " + file + " cannot be read: " + e.getMessage());
+        }
+        Map<String, String> values = new LinkedHashMap<>();
+        properties.stringPropertyNames().forEach(name -> values.put(name, properties.getProperty(name)));
+        Path absolute = file.toAbsolutePath();
+        try {
+            return ReplicationTls.from(file, "replicationTls", values, absolute.getParent(), System::getenv);
+        } catch (ConfigException e) {
+            throw ToolFailure.usage(e.getMessage());
+        }
     }
 
     private static String nonBlank(String option, String value) {
@@ -142,6 +187,12 @@ public final class ArbiterMain implements Callable<Integer> {
         config.setNodeName(options.node());
         config.setNodeHostPort(options.hostPort());
         config.setHelperHosts(options.helpers());
+        OperationalLog log = new OperationalLog();
+        ChannelRefusals refusals = ChannelRefusals.register(options.node(), (peer, reason) ->
+                log.log(LogCode.HA_1008, options.node(), peer, reason));
+        config.setRepNetConfig(options.replicationTls().<ReplicationNetworkConfig>map(tls ->
+                tls.networkConfig(refusals.token())).orElseGet(() -> ReplicationTls.plainNetworkConfig(
+                refusals.token())));
         // Do not wait forever for a master at startup: report and keep trying in the background.
         config.setUnknownStateTimeout(10, TimeUnit.SECONDS);
         return new Arbiter(config);
