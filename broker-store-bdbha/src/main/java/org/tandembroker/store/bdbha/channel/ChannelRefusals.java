@@ -79,15 +79,20 @@ public final class ChannelRefusals implements AutoCloseable {
     }
 
     /**
-     * A plain connection to {@code peerHost} was closed before any answer; after a few in a row this is reported
-     * (a TLS peer closes a plain connection without a word; so does a node that is stopping, hence the count).
+     * A connection to {@code peerHost} was closed before any answer; after a few in a row this is reported (a TLS
+     * peer closes a plain connection without a word, a plain peer a TLS one; so does a node that is stopping, hence
+     * the count).
      */
-    void closedWithoutAnswer(String peerHost, String peer) {
+    void closedWithoutAnswer(String peerHost, String peer, boolean tls) {
         int count = silentCloses.merge(peerHost, 1, Integer::sum);
         if (count >= SILENT_CLOSES_BEFORE_REPORT) {
-            refused(peer, "it closed " + count + " connections in a row before answering: it probably requires TLS "
-                    + "on replication (<replicationTls>) while this node speaks plain TCP; configure every node "
-                    + "of the group the same way");
+            refused(peer, tls
+                    ? "it closed " + SILENT_CLOSES_BEFORE_REPORT + " or more connections in a row during the TLS "
+                    + "handshake: it probably speaks plain TCP on replication (no <replicationTls>) while this node "
+                    + "requires TLS; configure every node of the group the same way"
+                    : "it closed " + SILENT_CLOSES_BEFORE_REPORT + " or more connections in a row before answering: "
+                    + "it probably requires TLS on replication (<replicationTls>) while this node speaks plain TCP; "
+                    + "configure every node of the group the same way");
         }
     }
 

@@ -23,8 +23,8 @@ import javax.net.ssl.SSLException;
  *   <li>a TLS client whose service request is answered with JE's {@code AUTHENTICATE}: the peer refused this
  *       node's certificate after the handshake (its authenticator: an untrusted certificate, which Java lets
  *       through the handshake when client authentication is only wanted, or a name outside its allow-list);</li>
- *   <li>a plain client whose connections are closed without an answer, again and again (a TLS node refusing
- *       plain TCP says nothing else).</li>
+ *   <li>a client whose connections are closed without an answer, again and again (a TLS node refusing plain
+ *       TCP says nothing else, nor does a plain node refusing a TLS handshake).</li>
  * </ul>
  *
  * <p><b>Threads.</b> JE uses a channel from one thread at a time (its dispatcher, then the service that took it);
@@ -90,8 +90,8 @@ final class RefusalReportingChannel implements DataChannel {
                     break;
                 }
             }
-        } else if (count < 0 && client && !tls) {
-            refusals.closedWithoutAnswer(peerKey, peer);
+        } else if (count < 0 && client) {
+            refusals.closedWithoutAnswer(peerKey, peer, tls);
         }
         return count;
     }
@@ -117,8 +117,8 @@ final class RefusalReportingChannel implements DataChannel {
         if (reason != null) {
             answered = true; // one report per connection
             refusals.refused(peer, reason);
-        } else if (client && !tls) {
-            refusals.closedWithoutAnswer(peerKey, peer);
+        } else if (client) {
+            refusals.closedWithoutAnswer(peerKey, peer, tls);
         }
     }
 
@@ -129,8 +129,9 @@ final class RefusalReportingChannel implements DataChannel {
         if (!tls) {
             return null;
         }
-        if (messages.contains(VERIFIER_REFUSED)) {
-            return null;
+        if (messages.contains(VERIFIER_REFUSED) || lower.contains("close_notify")
+                || lower.contains("remote host terminated")) {
+            return null; // the verifier said why; a peer closing mid-handshake is counted, not reported at once
         }
         if (lower.contains("unsupported or unrecognized ssl message") || lower.contains("plaintext connection")) {
             return client
