@@ -1,10 +1,14 @@
 package org.tandembroker.amqp;
 
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
 import org.apache.qpid.proton.amqp.Symbol;
 import org.apache.qpid.proton.amqp.transaction.Coordinator;
 import org.apache.qpid.proton.amqp.transport.AmqpError;
@@ -23,6 +27,8 @@ import org.tandembroker.core.ErrorKind;
 import org.tandembroker.core.config.ConnectionLimits;
 import org.tandembroker.core.oplog.LogCode;
 import org.tandembroker.core.oplog.OperationalLog;
+import org.tandembroker.core.security.ClientAccess;
+import org.tandembroker.core.security.SecurityStatistics;
 import org.tandembroker.core.vhost.Admission;
 import org.tandembroker.core.vhost.ClientConnection;
 import org.tandembroker.core.vhost.ConnectionRegistration;
@@ -48,25 +54,30 @@ final class AmqpConnection implements ProtonEventListener, ClientConnection {
     private final String remoteAddress;
     private final boolean withinConnectionLimit;
     private final Runnable onOpened;
+    private final BooleanSupplier writable;
     private final ConnectionTransactions transactions = new ConnectionTransactions();
     private final Map<Link, AmqpLink> links = new HashMap<>();
     private final MessageMetadataDecoder metadataDecoder;
+    private static final AtomicLong CONNECTIONS = new AtomicLong();
+    private final String identity = "connection-" + CONNECTIONS.incrementAndGet();
     private final RedeliveryHeader redeliveryHeader;
 
     private volatile String user;
+    private ClientAccess access = ClientAccess.UNRESTRICTED;
     private VirtualHost virtualHost;
     private ConnectionRegistration registration;
     private String closeReason;
     private boolean ended;
 
     AmqpConnection(FrontEndResources resources, ConnectionExecutor executor, Connection protonConnection,
-                   String remoteAddress, boolean withinConnectionLimit, Runnable onOpened) {
+                   String remoteAddress, boolean withinConnectionLimit, Runnable onOpened, BooleanSupplier writable) {
         this.resources = resources;
         this.executor = executor;
         this.protonConnection = protonConnection;
         this.remoteAddress = remoteAddress;
         this.withinConnectionLimit = withinConnectionLimit;
         this.onOpened = onOpened;
+        this.writable = writable;
         MessageSections sections = new MessageSections();
         this.metadataDecoder = new MessageMetadataDecoder(sections);
         this.redeliveryHeader = new RedeliveryHeader(sections);
@@ -74,6 +85,12 @@ final class AmqpConnection implements ProtonEventListener, ClientConnection {
 
     void authenticated(String authenticatedUser) {
         this.user = authenticatedUser;
+        this.access = resources.accessControl().forClient(authenticatedUser, describe());
+    }
+
+    /** What this connection's user may do (its permissions). */
+    ClientAccess access() {
+        return access;
     }
 
     // ---- what links use
@@ -90,6 +107,21 @@ final class AmqpConnection implements ProtonEventListener, ClientConnection {
         return resources.limits();
     }
 
+    /**
+     * Whether the socket takes more output now (Netty's writability: the bytes queued for the socket are below
+     * the channel's high water mark). Links pull no more deliveries from the core while it is false.
+     */
+    boolean writable() {
+        return writable.getAsBoolean();
+    }
+
+    /** The socket takes output again: every link may resume pulling deliveries. */
+    void onWritable() {
+        for (AmqpLink link : List.copyOf(links.values())) {
+            link.onWritable();
+        }
+    }
+
     ConnectionTransactions transactions() {
         return transactions;
     }
@@ -100,6 +132,11 @@ final class AmqpConnection implements ProtonEventListener, ClientConnection {
 
     RedeliveryHeader redeliveryHeader() {
         return redeliveryHeader;
+    }
+
+    /** This connection among all of this broker's, for no-local: which messages it published. */
+    String identity() {
+        return identity;
     }
 
     String remoteContainerId() {
@@ -144,6 +181,11 @@ final class AmqpConnection implements ProtonEventListener, ClientConnection {
 
     @Override
     public void onConnectionRemoteOpen(Connection connection) {
+        if (protonConnection.getLocalState() == EndpointState.CLOSED) {
+            // already closed by us (a bad frame that followed the open in the same read): opening now would
+            // re-open the connection and the close frame would never be sent
+            return;
+        }
         protonConnection.setContainer(CONTAINER_ID);
         if (user == null) {
             refuse(ErrorConditions.condition(AmqpError.UNAUTHORIZED_ACCESS, "not authenticated"), "not authenticated");
@@ -153,16 +195,45 @@ final class AmqpConnection implements ProtonEventListener, ClientConnection {
         Optional<VirtualHost> found = resources.virtualHosts().find(requested);
         if (found.isEmpty()) {
             String text = "virtual host '" + requested + "' does not exist on this broker";
+            resources.statistics().connectionRefused(SecurityStatistics.RefusalReason.UNKNOWN_VIRTUAL_HOST);
             refuse(ErrorConditions.condition(AmqpError.NOT_FOUND, text), text);
             return;
         }
         VirtualHost host = found.get();
         if (!withinConnectionLimit) {
             String text = "too many connections: this broker accepts at most " + limits().maxConnections();
+            resources.statistics().connectionRefused(SecurityStatistics.RefusalReason.CONNECTION_LIMIT);
             refuse(ErrorConditions.of(ErrorKind.RESOURCE_LIMIT_EXCEEDED, text), text);
             return;
         }
-        Admission admission = host.admit(this);
+        CompletableFuture<Admission> answer = host.admitWhenDecided(this);
+        if (answer.isDone()) {
+            answer.whenComplete((admission, failure) -> admissionDecided(host, admission, failure));
+            return;
+        }
+        answer.whenComplete((admission, failure) -> {
+            boolean queued = executor.execute(() -> admissionDecided(host, admission, failure));
+            if (!queued && admission instanceof Admission.Admitted admitted) {
+                admitted.registration().deregister(); // the front end is shut down
+            }
+        });
+    }
+
+    /**
+     * The virtual host's answer to the open, possibly after it held the connection during a failover
+     * ({@link VirtualHost#admitWhenDecided}); on the event loop.
+     */
+    private void admissionDecided(VirtualHost host, Admission admission, Throwable failure) {
+        if (ended || protonConnection.getLocalState() != EndpointState.UNINITIALIZED) {
+            if (admission instanceof Admission.Admitted admitted) {
+                admitted.registration().deregister(); // the client left while it waited
+            }
+            return;
+        }
+        if (failure != null) {
+            refuse(ErrorConditions.of(failure), "admission failed: " + BrokerException.from(failure).getMessage());
+            return;
+        }
         if (admission instanceof Admission.Admitted admitted) {
             registration = admitted.registration();
             virtualHost = host;
@@ -170,9 +241,26 @@ final class AmqpConnection implements ProtonEventListener, ClientConnection {
             protonConnection.open();
             resources.log().log(LogCode.CON_1001, describe(), host.name(), user);
             onOpened.run();
+            openWhatArrivedMeanwhile();
         } else if (admission instanceof Admission.Refused refused) {
+            resources.statistics().connectionRefused(SecurityStatistics.RefusalReason.NOT_ACTIVE);
             refuse(refusalCondition(host, refused), refused.description()
                     + (refused.redirectAddress() == null ? "" : " (redirected to " + refused.redirectAddress() + ")"));
+        }
+    }
+
+    /** Sessions and links the client opened while its open was held (clients may pipeline them). */
+    private void openWhatArrivedMeanwhile() {
+        EnumSet<EndpointState> local = EnumSet.of(EndpointState.UNINITIALIZED);
+        EnumSet<EndpointState> remote = EnumSet.of(EndpointState.ACTIVE);
+        for (Session session = protonConnection.sessionHead(local, remote); session != null;
+             session = session.next(local, remote)) {
+            onSessionRemoteOpen(session);
+        }
+        for (Link link = protonConnection.linkHead(local, remote); link != null; link = link.next(local, remote)) {
+            if (link.getSession().getLocalState() == EndpointState.ACTIVE) {
+                onLinkRemoteOpen(link);
+            }
         }
     }
 
@@ -214,7 +302,8 @@ final class AmqpConnection implements ProtonEventListener, ClientConnection {
 
     @Override
     public void onSessionRemoteOpen(Session session) {
-        if (virtualHost != null && protonConnection.getLocalState() == EndpointState.ACTIVE) {
+        if (virtualHost != null && protonConnection.getLocalState() == EndpointState.ACTIVE
+                && session.getLocalState() == EndpointState.UNINITIALIZED) {
             session.open();
         }
     }
@@ -238,6 +327,15 @@ final class AmqpConnection implements ProtonEventListener, ClientConnection {
     public void onLinkRemoteOpen(Link link) {
         if (virtualHost == null || protonConnection.getLocalState() != EndpointState.ACTIVE) {
             return;
+        }
+        if (link == null) {
+            // Proton raised the event for an attach it could not tie to a link (seen with fuzzed attaches)
+            close(ErrorConditions.condition(AmqpError.INVALID_FIELD, "an attach that matches no link"),
+                    "protocol error: an attach that matches no link");
+            return;
+        }
+        if (links.containsKey(link)) {
+            return; // opened already, when the held open was answered (openWhatArrivedMeanwhile)
         }
         AmqpLink amqpLink;
         if (link instanceof Receiver receiver) {

@@ -4,9 +4,9 @@ import java.io.IOException;
 import java.net.SocketAddress;
 import java.nio.ByteBuffer;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
-import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import org.apache.qpid.proton.amqp.transport.AmqpError;
@@ -15,9 +15,12 @@ import org.apache.qpid.proton.engine.Connection;
 import org.apache.qpid.proton.engine.Sasl;
 import org.apache.qpid.proton.engine.Transport;
 import org.apache.qpid.proton.engine.TransportException;
+import org.apache.qpid.proton.engine.impl.TransportImpl;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.tandembroker.core.oplog.LogCode;
+import org.tandembroker.core.security.AuthFailure;
+import org.tandembroker.core.security.SecurityStatistics;
 
 /**
  * Drives one connection's Proton-J {@link Transport}: bytes read from the socket go into the transport and are
@@ -26,6 +29,11 @@ import org.tandembroker.core.oplog.LogCode;
  *
  * <p>Buffers: a {@link ByteBuf} read from the pipeline is copied into Proton's input buffer and released here;
  * output is copied from Proton's output buffer into new buffers whose ownership passes to the channel on write.
+ *
+ * <p>Back-pressure: output is written only while the channel is writable (its outbound bytes below Netty's high
+ * water mark); the rest waits in Proton, and links pull no more deliveries from the core
+ * ({@link AmqpConnection#writable()}), so a client that does not read its socket holds at most a water mark of
+ * bytes here and a window of deliveries per link. {@link #channelWritabilityChanged} resumes both.
  *
  * <p>Errors: anything thrown while handling this connection is logged once (CON-1005) and closes this
  * connection only, with {@code amqp:internal-error} when a close frame can still be sent.
@@ -38,8 +46,13 @@ final class AmqpConnectionHandler extends ChannelInboundHandlerAdapter
     private static final Logger LOG = LoggerFactory.getLogger(AmqpConnectionHandler.class);
     /** Sessions per connection; Proton negotiates the smaller of this and the peer's channel-max. */
     private static final int CHANNEL_MAX = 1023;
+    /** Output is copied to the socket in pieces of at most this, so that writability is checked between them. */
+    private static final int OUTPUT_CHUNK = 64 * 1024;
+    /** How long a refused or closed connection waits for the client to close its side (see closeAfterFlush). */
+    static final long CLOSE_LINGER_MILLIS = 2_000;
 
     private final FrontEndResources resources;
+    private final ListenerSecurity listenerSecurity;
     private final Transport transport = Transport.Factory.create();
     private final Connection protonConnection = Connection.Factory.create();
     private final Collector collector = Collector.Factory.create();
@@ -48,14 +61,17 @@ final class AmqpConnectionHandler extends ChannelInboundHandlerAdapter
     private AmqpConnection connection;
     private ProtonEventDispatcher dispatcher;
     private IdleTimeoutTicker ticker;
+    private SaslAuthenticatorBridge saslBridge;
+    private boolean saslEnded;
     private boolean inputStarted;
     private boolean inputClosed;
     private boolean closing;
     private boolean pumpScheduled;
     private boolean ended;
 
-    AmqpConnectionHandler(FrontEndResources resources) {
+    AmqpConnectionHandler(FrontEndResources resources, ListenerSecurity listenerSecurity) {
         this.resources = resources;
+        this.listenerSecurity = listenerSecurity;
     }
 
     @Override
@@ -72,17 +88,17 @@ final class AmqpConnectionHandler extends ChannelInboundHandlerAdapter
         transport.setChannelMax(CHANNEL_MAX);
         transport.setIdleTimeout((int) Math.min(Integer.MAX_VALUE, resources.limits().idleTimeout().toMillis()));
         transport.setEmitFlowEventOnSend(false);
+        ((TransportImpl) transport).setProtocolTracer(new IncomingFrameGuard());
         Sasl sasl = transport.sasl();
         sasl.server();
         sasl.allowSkip(false);
-        sasl.setMechanisms(SaslAuthenticatorBridge.mechanisms(resources.authenticator().anonymousEnabled()));
-        sasl.setListener(new SaslAuthenticatorBridge(resources.authenticator(), resources.authExecutor(), this,
-                remote, this));
+        saslBridge = new SaslAuthenticatorBridge(resources, this, remote, this::certificateUser, this);
+        sasl.setListener(saslBridge); // the mechanisms are chosen once the first bytes arrive (TLS is done then)
 
         protonConnection.collect(collector);
         transport.bind(protonConnection);
         connection = new AmqpConnection(resources, this, protonConnection, String.valueOf(remote), withinLimit,
-                () -> ticker.restart());
+                () -> ticker.restart(), ctx.channel()::isWritable);
         dispatcher = new ProtonEventDispatcher(collector, connection);
         ticker = new IdleTimeoutTicker(transport, ctx.executor(), this::pump);
         ticker.start();
@@ -94,7 +110,12 @@ final class AmqpConnectionHandler extends ChannelInboundHandlerAdapter
         ByteBuf in = (ByteBuf) msg;
         try {
             if (!inputClosed) {
-                inputStarted = true;
+                if (!inputStarted) {
+                    inputStarted = true;
+                    saslBridge.offer(transport.sasl(), SaslMechanisms.offered(listenerSecurity.tls(),
+                            ctx.channel().remoteAddress(), certificateUser().isPresent(),
+                            resources.security().allowPlainWithoutTls(), resources.authenticator().anonymousEnabled()));
+                }
                 feed(in);
             }
         } catch (RuntimeException e) {
@@ -128,13 +149,19 @@ final class AmqpConnectionHandler extends ChannelInboundHandlerAdapter
             tail.position(slice.position());
             try {
                 transport.process();
+            } catch (IncomingFrameGuard.Refused e) {
+                resources.log().log(LogCode.CON_1005, connection.describe(), e.getMessage());
+                inputClosed = true;
+                connection.close(e.condition(), "protocol error: " + e.getMessage());
+                return;
             } catch (TransportException e) {
                 // an error in the SASL layer; AMQP-layer errors arrive as TRANSPORT_ERROR events instead
                 resources.log().log(LogCode.CON_1005, connection.describe(), e.getMessage());
                 inputClosed = true;
                 return;
-            } catch (RuntimeException e) {
-                // Proton lets some decoding failures escape (e.g. a truncated list): the peer's bytes are malformed
+            } catch (RuntimeException | StackOverflowError e) {
+                // Proton lets some decoding failures escape (e.g. a truncated list; values nested so deep that its
+                // recursive decoder runs out of stack): the peer's bytes are malformed
                 resources.log().log(LogCode.CON_1005, connection.describe(), "undecodable frame: " + e);
                 inputClosed = true;
                 connection.close(ErrorConditions.condition(AmqpError.DECODE_ERROR, "undecodable frame: " + e),
@@ -153,8 +180,8 @@ final class AmqpConnectionHandler extends ChannelInboundHandlerAdapter
         try {
             dispatcher.dispatchAll();
             flushOutput();
-        } catch (RuntimeException e) {
-            fail(e);
+        } catch (RuntimeException | StackOverflowError e) {
+            fail(e); // a stack overflow here comes from decoding a client's deeply nested message sections
         }
     }
 
@@ -169,8 +196,9 @@ final class AmqpConnectionHandler extends ChannelInboundHandlerAdapter
         }
         boolean wrote = false;
         int pending;
-        while ((pending = transport.pending()) > 0) {
-            ctx.write(takeOutput(Integer.MAX_VALUE));
+        // While the socket is unwritable the rest stays in Proton; channelWritabilityChanged resumes
+        while ((pending = transport.pending()) > 0 && ctx.channel().isWritable()) {
+            ctx.write(takeOutput(OUTPUT_CHUNK));
             wrote = true;
         }
         if (wrote) {
@@ -197,10 +225,25 @@ final class AmqpConnectionHandler extends ChannelInboundHandlerAdapter
         return out;
     }
 
+    /**
+     * Ends the connection after our last bytes (a close frame, a SASL outcome). The socket is not closed at once:
+     * closing a socket that still has unread input makes TCP send a reset, which can destroy our close frame before
+     * the client reads it (a client that was still sending when it was refused would never learn why). As the
+     * spec suggests, we keep reading (and discarding) until the client closes its side, or at most
+     * {@link #CLOSE_LINGER_MILLIS}.
+     */
     private void closeAfterFlush() {
         if (!closing) {
             closing = true;
-            ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
+            inputClosed = true;
+            ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(written -> {
+                if (!written.isSuccess()) {
+                    ctx.close();
+                }
+            });
+            ctx.executor().schedule(() -> {
+                ctx.close();
+            }, CLOSE_LINGER_MILLIS, TimeUnit.MILLISECONDS);
         }
     }
 
@@ -244,6 +287,28 @@ final class AmqpConnectionHandler extends ChannelInboundHandlerAdapter
     }
 
     @Override
+    public boolean schedule(Runnable task, java.time.Duration delay) {
+        try {
+            ctx.executor().schedule(() -> execute(task), delay.toNanos(), java.util.concurrent.TimeUnit.NANOSECONDS);
+            return true;
+        } catch (RejectedExecutionException e) {
+            return false;
+        }
+    }
+
+    /** The user named by the client's verified TLS certificate, when the listener asks for certificates. */
+    private java.util.Optional<String> certificateUser() {
+        if (listenerSecurity.certificateUserName().isEmpty()) {
+            return java.util.Optional.empty();
+        }
+        io.netty.handler.ssl.SslHandler tls = ctx.pipeline().get(io.netty.handler.ssl.SslHandler.class);
+        if (tls == null) {
+            return java.util.Optional.empty();
+        }
+        return CertificateUser.of(tls.engine().getSession(), listenerSecurity.certificateUserName().get());
+    }
+
+    @Override
     public boolean inEventLoop() {
         return ctx == null || ctx.executor().inEventLoop();
     }
@@ -263,6 +328,7 @@ final class AmqpConnectionHandler extends ChannelInboundHandlerAdapter
 
     @Override
     public void authenticated(String user) {
+        saslEnded = true;
         if (!ended) {
             connection.authenticated(user);
         }
@@ -270,10 +336,12 @@ final class AmqpConnectionHandler extends ChannelInboundHandlerAdapter
 
     @Override
     public void authenticationFailed(String reason) {
+        saslEnded = true;
+        resources.log().log(LogCode.CON_1004, connection.describe(), reason);
+        resources.statistics().connectionRefused(SecurityStatistics.RefusalReason.AUTHENTICATION);
         if (ended) {
             return;
         }
-        resources.log().log(LogCode.CON_1004, connection.describe(), reason);
         // write the SASL outcome only (not the AMQP header Proton would add next), then close
         inputClosed = true;
         int pending = transport.pending();
@@ -301,6 +369,26 @@ final class AmqpConnectionHandler extends ChannelInboundHandlerAdapter
         return !ended;
     }
 
+    // ---- socket writability
+
+    /**
+     * The socket's outbound buffer crossed a water mark. Back below the low mark: write what Proton holds and let
+     * the links pull deliveries again. (Above the high mark {@link #flushOutput} and the links simply stop.)
+     */
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+        if (ctx.channel().isWritable() && !ended && connection != null) {
+            try {
+                connection.onWritable();
+            } catch (RuntimeException e) {
+                fail(e);
+                return;
+            }
+            pump();
+        }
+        ctx.fireChannelWritabilityChanged();
+    }
+
     // ---- socket end
 
     @Override
@@ -318,6 +406,12 @@ final class AmqpConnectionHandler extends ChannelInboundHandlerAdapter
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
         ended = true;
+        if (inputStarted && !saslEnded && !saslBridge.finished()) {
+            // the client gave up during SASL, e.g. because it supports none of the mechanisms offered
+            resources.log().log(LogCode.CON_1004, connection.describe(), saslBridge.progress());
+            resources.statistics().authenticationFailed(AuthFailure.MECHANISM);
+            resources.statistics().connectionRefused(SecurityStatistics.RefusalReason.AUTHENTICATION);
+        }
         resources.liveConnections().remove(this);
         if (ticker != null) {
             ticker.stop();

@@ -25,6 +25,10 @@ interface AmqpLink {
     /** The link's session or connection ended without a detach: give back core resources, send nothing. */
     void onEnded();
 
+    /** The socket takes output again after it had stopped (Netty channel writability): resume sending. */
+    default void onWritable() {
+    }
+
     /**
      * Refuses an attach the way the spec asks: attach with a null local terminus, then detach with the error.
      */

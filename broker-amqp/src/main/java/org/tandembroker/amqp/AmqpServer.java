@@ -23,7 +23,10 @@ import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.tandembroker.core.config.ClientCertificateConfig;
 import org.tandembroker.core.config.ListenerConfig;
+import org.tandembroker.core.config.SecurityConfig;
+import org.tandembroker.core.security.AuthenticationThrottle;
 import org.tandembroker.core.frontend.FrontEndContext;
 import org.tandembroker.core.frontend.ProtocolFrontEnd;
 
@@ -65,8 +68,11 @@ public final class AmqpServer implements ProtocolFrontEnd {
         acceptGroup = new NioEventLoopGroup(1, new DefaultThreadFactory("amqp-accept"));
         ioGroup = new NioEventLoopGroup(0, new DefaultThreadFactory("amqp-io"));
         authExecutor = Executors.newFixedThreadPool(AUTH_THREADS, new DefaultThreadFactory("amqp-sasl", true));
+        SecurityConfig security = context.config().security();
         FrontEndResources resources = new FrontEndResources(context.virtualHosts(), context.authenticator(),
-                context.operationalLog(), context.config().limits(), authExecutor, liveConnections);
+                context.operationalLog(), context.config().limits(), authExecutor, liveConnections,
+                context.accessControl(), new AuthenticationThrottle(security.authFailureDelay(),
+                        security.authFailureDelayMax()), security);
         try {
             for (ListenerConfig listener : context.config().listeners()) {
                 bind(listener, resources);
@@ -78,8 +84,10 @@ public final class AmqpServer implements ProtocolFrontEnd {
     }
 
     private void bind(ListenerConfig listener, FrontEndResources resources) throws InterruptedException {
-        SslContext tls = listener.tls().map(t -> ServerTlsContext.from(t, context.etcDirectory(), listener.name(),
-                context.operationalLog())).orElse(null);
+        SslContext tls = listener.tls().map(t -> ServerTlsContext.from(t, listener.clientCertificates(),
+                context.etcDirectory(), listener.name(), context.operationalLog())).orElse(null);
+        ListenerSecurity listenerSecurity = new ListenerSecurity(tls != null,
+                listener.clientCertificates().map(ClientCertificateConfig::userName));
         ServerBootstrap bootstrap = new ServerBootstrap()
                 .group(acceptGroup, ioGroup)
                 .channel(NioServerSocketChannel.class)
@@ -93,8 +101,9 @@ public final class AmqpServer implements ProtocolFrontEnd {
                         if (tls != null) {
                             pipeline.addLast("tls", tls.newHandler(channel.alloc()));
                         }
-                        pipeline.addLast("protocol-header", new ProtocolHeaderGuard(context.operationalLog()));
-                        pipeline.addLast("amqp", new AmqpConnectionHandler(resources));
+                        pipeline.addLast("protocol-header", new ProtocolHeaderGuard(context.operationalLog(),
+                                context.accessControl().statistics()));
+                        pipeline.addLast("amqp", new AmqpConnectionHandler(resources, listenerSecurity));
                     }
                 });
         Channel channel = bootstrap.bind(listener.host(), listener.port()).sync().channel();

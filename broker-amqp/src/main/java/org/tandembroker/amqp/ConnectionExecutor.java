@@ -14,6 +14,13 @@ interface ConnectionExecutor {
      */
     boolean execute(Runnable task);
 
+    /**
+     * Runs {@code task} on the connection's event loop after {@code delay}, without blocking it.
+     *
+     * @return false when the event loop no longer runs: the task will never run
+     */
+    boolean schedule(Runnable task, java.time.Duration delay);
+
     /** True on the connection's event loop: everything that touches Proton objects asserts it. */
     boolean inEventLoop();
 }

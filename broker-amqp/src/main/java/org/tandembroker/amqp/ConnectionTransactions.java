@@ -16,6 +16,8 @@ import org.tandembroker.core.txn.LocalTransaction;
  */
 final class ConnectionTransactions {
     private final Map<Binary, LocalTransaction> open = new HashMap<>();
+    /** Why a transaction may only roll back (e.g. a publish in it was denied), by txn-id. */
+    private final Map<Binary, String> rollbackOnly = new HashMap<>();
     private int lastId;
 
     Binary declare(LocalTransaction transaction) {
@@ -34,10 +36,23 @@ final class ConnectionTransactions {
         return id == null ? null : open.remove(id);
     }
 
+    /** The transaction may no longer commit: its discharge rolls it back and says {@code reason}. */
+    void markRollbackOnly(Binary id, String reason) {
+        if (id != null && open.containsKey(id)) {
+            rollbackOnly.putIfAbsent(id, reason);
+        }
+    }
+
+    /** Why the transaction must roll back (and forgets it), or null when it may commit. */
+    String takeRollbackReason(Binary id) {
+        return id == null ? null : rollbackOnly.remove(id);
+    }
+
     /** The connection ended: roll back what the client left open. */
     void rollbackAll() {
         List<LocalTransaction> left = new ArrayList<>(open.values());
         open.clear();
+        rollbackOnly.clear();
         for (LocalTransaction transaction : left) {
             if (transaction.isOpen()) {
                 transaction.rollback();

@@ -23,7 +23,10 @@ import org.tandembroker.core.BrokerException;
 import org.tandembroker.core.ErrorKind;
 import org.tandembroker.core.message.IncomingMessage;
 import org.tandembroker.core.message.MessageMetadata;
+import org.tandembroker.core.security.ClientAccess;
+import org.tandembroker.core.security.Permission;
 import org.tandembroker.core.txn.LocalTransaction;
+import org.tandembroker.core.vhost.AddressKind;
 import org.tandembroker.core.vhost.Destination;
 
 /**
@@ -47,10 +50,10 @@ final class IncomingLink implements AmqpLink {
     private final Receiver receiver;
     private final int linkCredit;
     private final long maxMessageSize;
-    private final Map<String, CompletableFuture<Destination>> relayDestinations =
+    private final Map<RelayAddress, CompletableFuture<Destination>> relayDestinations =
             new LinkedHashMap<>(16, 0.75f, true) {
                 @Override
-                protected boolean removeEldestEntry(Map.Entry<String, CompletableFuture<Destination>> eldest) {
+                protected boolean removeEldestEntry(Map.Entry<RelayAddress, CompletableFuture<Destination>> eldest) {
                     return size() > RELAY_CACHE_SIZE;
                 }
             };
@@ -58,6 +61,10 @@ final class IncomingLink implements AmqpLink {
     private final ArrayDeque<PendingPublish> awaitingDestination = new ArrayDeque<>();
 
     private CompletableFuture<Destination> fixedDestination;
+    /** The fixed target's address when the client's permissions apply to it (not its own temporary queue). */
+    private String checkedAddress;
+    /** The permissions' version that allowed sending to {@code checkedAddress}. */
+    private long checkedVersion;
     private int inFlight;
     private boolean closed;
 
@@ -80,12 +87,15 @@ final class IncomingLink implements AmqpLink {
         }
         CompletableFuture<Resolved> resolved;
         if (target.getDynamic()) {
+            // the client's own temporary queue: no permission needed to send to it
             resolved = connection.virtualHost().createTemporaryQueue(connection)
-                    .thenCompose(address -> resolve(target, address));
+                    .thenCompose(address -> resolve(target, address, ClientAccess.UNRESTRICTED));
         } else if (target.getAddress() == null) {
             resolved = CompletableFuture.completedFuture(new Resolved(target, null)); // anonymous relay
         } else {
-            resolved = resolve(target, target.getAddress());
+            checkedAddress = target.getAddress();
+            checkedVersion = connection.access().version();
+            resolved = resolve(target, target.getAddress(), connection.access());
         }
         resolved.whenComplete((result, failure) -> connection.executor().execute(() -> {
             if (closed) {
@@ -106,8 +116,9 @@ final class IncomingLink implements AmqpLink {
     private record Resolved(Target localTarget, Destination destination) {
     }
 
-    private CompletableFuture<Resolved> resolve(Target remote, String address) {
-        return connection.virtualHost().resolveDestination(address).thenApply(destination -> {
+    private CompletableFuture<Resolved> resolve(Target remote, String address, ClientAccess access) {
+        AddressKind kind = TerminusCapabilities.kindOf(remote.getCapabilities());
+        return connection.virtualHost().resolveDestination(address, kind, access).thenApply(destination -> {
             Target local = (Target) remote.copy();
             local.setAddress(address);
             return new Resolved(local, destination);
@@ -169,8 +180,12 @@ final class IncomingLink implements AmqpLink {
 
     private void accept(Delivery delivery, byte[] content, boolean preSettled) {
         MessageMetadata metadata;
+        AddressKind toKind;
         try {
-            metadata = connection.metadataDecoder().decode(content, System.currentTimeMillis());
+            MessageMetadataDecoder.Decoded decoded =
+                    connection.metadataDecoder().read(content, System.currentTimeMillis());
+            metadata = decoded.metadata();
+            toKind = decoded.toKind();
         } catch (DecodeException e) {
             settle(delivery, preSettled, null, rejected(ErrorConditions.condition(DECODE_ERROR, e.getMessage())));
             topUpCredit();
@@ -189,11 +204,16 @@ final class IncomingLink implements AmqpLink {
             }
         }
         CompletableFuture<Destination> destination = fixedDestination != null
-                ? fixedDestination
-                : relayDestination(metadata.to());
+                ? checkedFixedDestination()
+                : relayDestination(metadata.to(), toKind);
+        if (txnId != null && destination.isCompletedExceptionally()) {
+            // decided now, before a discharge that may already be in this read can commit
+            markRollbackOnlyIfDenied(txnId, destination.handle((d, e) -> e).join());
+        }
         inFlight++;
-        PendingPublish publish = new PendingPublish(delivery, new IncomingMessage(metadata, content), preSettled,
-                txnId, transaction, destination);
+        PendingPublish publish = new PendingPublish(delivery,
+                new IncomingMessage(metadata, content, connection.identity()), preSettled, txnId, transaction,
+                destination);
         if (awaitingDestination.isEmpty() && destination.isDone()) {
             publish(publish);
         } else {
@@ -202,17 +222,38 @@ final class IncomingLink implements AmqpLink {
         }
     }
 
-    private CompletableFuture<Destination> relayDestination(String to) {
+    /** The fixed destination, checked again when the permissions were reloaded since the attach. */
+    private CompletableFuture<Destination> checkedFixedDestination() {
+        ClientAccess access = connection.access();
+        if (checkedAddress != null && access.version() != checkedVersion) {
+            if (!access.allows(Permission.SEND, checkedAddress)) {
+                return CompletableFuture.failedFuture(access.denial(Permission.SEND, checkedAddress));
+            }
+            checkedVersion = access.version();
+        }
+        return fixedDestination;
+    }
+
+    private CompletableFuture<Destination> relayDestination(String to, AddressKind kind) {
         if (to == null) {
             return CompletableFuture.failedFuture(new BrokerException(ErrorKind.NOT_FOUND,
                     "a message on the anonymous relay needs a 'to' address"));
         }
-        CompletableFuture<Destination> cached = relayDestinations.get(to);
+        ClientAccess access = connection.access();
+        if (!access.allows(Permission.SEND, to)) {
+            return CompletableFuture.failedFuture(access.denial(Permission.SEND, to));
+        }
+        RelayAddress key = new RelayAddress(to, kind);
+        CompletableFuture<Destination> cached = relayDestinations.get(key);
         if (cached == null || cached.isCompletedExceptionally()) {
-            cached = connection.virtualHost().resolveDestination(to);
-            relayDestinations.put(to, cached);
+            cached = connection.virtualHost().resolveDestination(to, kind, access);
+            relayDestinations.put(key, cached);
         }
         return cached;
+    }
+
+    /** A relayed message's destination: its {@code to} and whether it names a queue or a topic. */
+    private record RelayAddress(String to, AddressKind kind) {
     }
 
     private void publishResolved() {
@@ -240,9 +281,20 @@ final class IncomingLink implements AmqpLink {
             connection.closeBecauseNodeInactive(failure); // left unsettled: a failover client sends it again
             return;
         }
+        if (failure != null && publish.txnId() != null) {
+            markRollbackOnlyIfDenied(publish.txnId(), failure);
+        }
         Outcome outcome = failure == null ? Accepted.getInstance() : rejected(ErrorConditions.of(failure));
         settle(publish.delivery(), publish.preSettled(), publish.txnId(), outcome);
         topUpCredit();
+    }
+
+    /** A denied transactional publish fails the whole transaction: its commit rolls back. */
+    private void markRollbackOnlyIfDenied(Binary txnId, Throwable failure) {
+        BrokerException e = BrokerException.from(failure);
+        if (e.kind() == ErrorKind.UNAUTHORIZED_ACCESS) {
+            connection.transactions().markRollbackOnly(txnId, e.getMessage());
+        }
     }
 
     private static Rejected rejected(ErrorCondition condition) {

@@ -2,7 +2,11 @@ package org.tandembroker.amqp;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import org.apache.qpid.proton.amqp.Symbol;
+import org.apache.qpid.proton.amqp.messaging.ApplicationProperties;
 import org.apache.qpid.proton.amqp.messaging.Header;
+import org.apache.qpid.proton.amqp.messaging.MessageAnnotations;
 import org.apache.qpid.proton.amqp.messaging.Properties;
 import org.apache.qpid.proton.codec.AMQPDefinedTypes;
 import org.apache.qpid.proton.codec.DecodeException;
@@ -11,7 +15,8 @@ import org.apache.qpid.proton.codec.EncoderImpl;
 import org.apache.qpid.proton.codec.WritableBuffer;
 
 /**
- * Reads the leading sections of an encoded AMQP message (header, delivery and message annotations, properties)
+ * Reads the leading sections of an encoded AMQP message (header, delivery and message annotations, properties,
+ * application properties)
  * with Proton's decoder and stops at the first other section, so a large body is never decoded or copied.
  *
  * <p>Thread: one instance per connection, used only on that connection's event loop (Proton's decoder and
@@ -22,6 +27,7 @@ final class MessageSections {
     private static final long DELIVERY_ANNOTATIONS = 0x71L;
     private static final long MESSAGE_ANNOTATIONS = 0x72L;
     private static final long PROPERTIES = 0x73L;
+    private static final long APPLICATION_PROPERTIES = 0x74L;
     private static final long NOT_A_LEADING_SECTION = -1L;
 
     private final DecoderImpl decoder = new DecoderImpl();
@@ -37,8 +43,11 @@ final class MessageSections {
      * @param header     the header section, or null
      * @param properties the properties section, or null
      * @param headerEnd  the offset just past a leading header section (0 without one)
+     * @param messageAnnotations the message annotations, or null
+     * @param applicationProperties the application properties, or null
      */
-    record Leading(Header header, Properties properties, int headerEnd) {
+    record Leading(Header header, Properties properties, int headerEnd, Map<Symbol, Object> messageAnnotations,
+                   Map<String, Object> applicationProperties) {
     }
 
     /** @throws DecodeException when the bytes do not start like an AMQP message or a section is malformed */
@@ -50,6 +59,8 @@ final class MessageSections {
         decoder.setByteBuffer(buffer);
         Header header = null;
         Properties properties = null;
+        Map<Symbol, Object> annotations = null;
+        Map<String, Object> applicationProperties = null;
         int headerEnd = 0;
         try {
             while (buffer.hasRemaining()) {
@@ -64,8 +75,12 @@ final class MessageSections {
                     if (start == 0) {
                         headerEnd = buffer.position();
                     }
+                } else if (code == MESSAGE_ANNOTATIONS && section instanceof MessageAnnotations a) {
+                    annotations = a.getValue();
                 } else if (code == PROPERTIES && section instanceof Properties p) {
                     properties = p;
+                } else if (code == APPLICATION_PROPERTIES && section instanceof ApplicationProperties a) {
+                    applicationProperties = a.getValue();
                     break;
                 }
             }
@@ -76,7 +91,7 @@ final class MessageSections {
         } finally {
             decoder.setBuffer(null);
         }
-        return new Leading(header, properties, headerEnd);
+        return new Leading(header, properties, headerEnd, annotations, applicationProperties);
     }
 
     /** Encodes a header section. */
@@ -93,7 +108,7 @@ final class MessageSections {
         return bytes;
     }
 
-    /** The section code at the buffer's position when it is a header, annotations or properties; else -1. */
+    /** The section code at the buffer's position for a header, annotations or (application) properties; else -1. */
     private static long leadingSectionCode(ByteBuffer buffer) {
         int p = buffer.position();
         if (buffer.remaining() < 3 || buffer.get(p) != 0x00) {
@@ -106,7 +121,7 @@ final class MessageSections {
             case 0xb3 -> buffer.remaining() >= 6 ? symbolCode(buffer, p + 6, buffer.getInt(p + 2)) : NOT_A_LEADING_SECTION;
             default -> NOT_A_LEADING_SECTION;
         };
-        return code >= HEADER && code <= PROPERTIES ? code : NOT_A_LEADING_SECTION;
+        return code >= HEADER && code <= APPLICATION_PROPERTIES ? code : NOT_A_LEADING_SECTION;
     }
 
     private static long symbolCode(ByteBuffer buffer, int offset, int length) {
@@ -120,6 +135,7 @@ final class MessageSections {
             case "amqp:delivery-annotations:map" -> DELIVERY_ANNOTATIONS;
             case "amqp:message-annotations:map" -> MESSAGE_ANNOTATIONS;
             case "amqp:properties:list" -> PROPERTIES;
+            case "amqp:application-properties:map" -> APPLICATION_PROPERTIES;
             default -> NOT_A_LEADING_SECTION;
         };
     }

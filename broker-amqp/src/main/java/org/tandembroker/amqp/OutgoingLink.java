@@ -1,7 +1,6 @@
 package org.tandembroker.amqp;
 
 import java.nio.ByteBuffer;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import org.apache.qpid.proton.amqp.Symbol;
 import org.apache.qpid.proton.amqp.messaging.Accepted;
@@ -9,7 +8,6 @@ import org.apache.qpid.proton.amqp.messaging.Modified;
 import org.apache.qpid.proton.amqp.messaging.Rejected;
 import org.apache.qpid.proton.amqp.messaging.Released;
 import org.apache.qpid.proton.amqp.messaging.Source;
-import org.apache.qpid.proton.amqp.messaging.TerminusDurability;
 import org.apache.qpid.proton.amqp.transaction.TransactionalState;
 import org.apache.qpid.proton.amqp.transport.AmqpError;
 import org.apache.qpid.proton.amqp.transport.DeliveryState;
@@ -26,6 +24,7 @@ import org.tandembroker.core.queue.ConsumerTarget;
 import org.tandembroker.core.queue.Delivery;
 import org.tandembroker.core.queue.Subscription;
 import org.tandembroker.core.queue.SubscriptionOptions;
+import org.tandembroker.core.security.ClientAccess;
 import org.tandembroker.core.txn.LocalTransaction;
 
 /**
@@ -33,16 +32,21 @@ import org.tandembroker.core.txn.LocalTransaction;
  * for a dynamic source), fed by the client's credit, and the client's outcomes passed back to each core
  * {@link Delivery}.
  *
- * <p>Credit: the core is given, in total, the credit the client granted; after each flow frame the difference
- * {@code sender.getCredit() + sent - creditGivenToCore} is added, so messages already on their way from the
- * queue are never counted twice. A drain request is passed on, and the core's {@code drained()} answer spends the
- * rest of the client's credit ({@code sender.drained()}).
+ * <p>Credit: the core is given the credit the client granted, {@code sender.getCredit() + sent - creditGivenToCore}
+ * (so messages already on their way from the queue are never counted twice), but at most {@link #CORE_WINDOW}
+ * ahead of what was sent, and nothing while the socket is unwritable: a client with a prefetch of 10,000 that
+ * stops reading holds a window of deliveries in the broker, not its whole prefetch. The window is topped up as
+ * deliveries are sent and when the socket becomes writable again. A drain request first passes on all of the
+ * client's credit (a drain must not end while credit and messages remain), and the core's {@code drained()}
+ * answer spends the rest of it ({@code sender.drained()}).
  *
  * <p>Thread: the connection's event loop owns every field. The {@link ConsumerTarget} methods are called on
  * queue threads and only hand their work to the event loop.
  */
 final class OutgoingLink implements AmqpLink, ConsumerTarget {
     private static final Logger LOG = LoggerFactory.getLogger(OutgoingLink.class);
+    /** Deliveries the core may hand over ahead of what was sent to the client. */
+    static final int CORE_WINDOW = 256;
     private static final Symbol[] OUTCOMES = {Accepted.DESCRIPTOR_SYMBOL, Rejected.DESCRIPTOR_SYMBOL,
             Released.DESCRIPTOR_SYMBOL, Modified.DESCRIPTOR_SYMBOL};
 
@@ -67,17 +71,15 @@ final class OutgoingLink implements AmqpLink, ConsumerTarget {
             refuse(ErrorConditions.condition(AmqpError.INVALID_FIELD, "a consuming link needs a source"));
             return;
         }
-        Map<?, ?> filter = source.getFilter();
-        if (filter != null && !filter.isEmpty()) {
-            refuse(ErrorConditions.condition(ErrorConditions.NOT_IMPLEMENTED,
-                    "source filters (selectors, no-local) are not supported: " + filter.keySet()));
+        preSettled = sender.getRemoteSenderSettleMode() == SenderSettleMode.SETTLED;
+        SubscriptionOptions options;
+        try {
+            options = SourceTerms.read(source, preSettled, connection.remoteContainerId(), sender.getName(),
+                    connection.identity());
+        } catch (SourceTerms.Refused refused) {
+            refuse(refused.condition());
             return;
         }
-        preSettled = sender.getRemoteSenderSettleMode() == SenderSettleMode.SETTLED;
-        String durableName = source.getDurable() != null && source.getDurable() != TerminusDurability.NONE
-                ? connection.remoteContainerId() + ":" + sender.getName()
-                : null;
-        SubscriptionOptions options = new SubscriptionOptions(preSettled, durableName);
 
         CompletableFuture<String> address = source.getDynamic()
                 ? connection.virtualHost().createTemporaryQueue(connection)
@@ -86,7 +88,10 @@ final class OutgoingLink implements AmqpLink, ConsumerTarget {
             if (a == null) {
                 throw new BrokerException(ErrorKind.INVALID_FIELD, "the source has no address");
             }
-            return connection.virtualHost().subscribe(a, this, options).thenApply(s -> new Subscribed(a, s));
+            // a dynamic source is the client's own temporary queue: no permission needed to consume from it
+            ClientAccess access = source.getDynamic() ? ClientAccess.UNRESTRICTED : connection.access();
+            return connection.virtualHost().subscribe(a, this, options, access)
+                    .thenApply(s -> new Subscribed(a, s));
         }).whenComplete((subscribed, failure) -> {
             boolean queued = connection.executor().execute(() -> {
                 if (failure != null) {
@@ -136,14 +141,34 @@ final class OutgoingLink implements AmqpLink, ConsumerTarget {
         if (closed || subscription == null) {
             return;
         }
-        int more = sender.getCredit() + sent - creditGivenToCore;
+        boolean drain = sender.getDrain() && sender.getCredit() > 0 && !drainRequested;
+        topUpCoreCredit(drain);
+        if (drain) {
+            drainRequested = true;
+            subscription.drain();
+        }
+    }
+
+    @Override
+    public void onWritable() {
+        if (!closed && subscription != null) {
+            topUpCoreCredit(false);
+        }
+    }
+
+    /** Passes the client's credit on to the core, within the window unless {@code all} (a drain). */
+    private void topUpCoreCredit(boolean all) {
+        int owed = sender.getCredit() + sent - creditGivenToCore;
+        int more = owed;
+        if (!all) {
+            if (!connection.writable()) {
+                return;
+            }
+            more = Math.min(owed, CORE_WINDOW - (creditGivenToCore - sent));
+        }
         if (more > 0) {
             creditGivenToCore += more;
             subscription.addCredit(more);
-        }
-        if (sender.getDrain() && sender.getCredit() > 0 && !drainRequested) {
-            drainRequested = true;
-            subscription.drain();
         }
     }
 
@@ -198,6 +223,9 @@ final class OutgoingLink implements AmqpLink, ConsumerTarget {
             transfer.settle();
         } else {
             transfer.setContext(delivery);
+        }
+        if (subscription != null && creditGivenToCore - sent <= CORE_WINDOW / 2) {
+            topUpCoreCredit(false);
         }
     }
 

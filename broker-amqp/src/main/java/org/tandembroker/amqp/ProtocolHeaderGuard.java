@@ -8,6 +8,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import org.tandembroker.core.oplog.LogCode;
 import org.tandembroker.core.oplog.OperationalLog;
+import org.tandembroker.core.security.SecurityStatistics;
 
 /**
  * The first handler after TLS: lets a connection through only when it starts with the AMQP SASL protocol header
@@ -21,11 +22,13 @@ final class ProtocolHeaderGuard extends ChannelInboundHandlerAdapter {
     static final byte[] SASL_HEADER = {'A', 'M', 'Q', 'P', 3, 1, 0, 0};
 
     private final OperationalLog log;
+    private final SecurityStatistics statistics;
     private ByteBuf held;
     private boolean refused;
 
-    ProtocolHeaderGuard(OperationalLog log) {
+    ProtocolHeaderGuard(OperationalLog log, SecurityStatistics statistics) {
         this.log = log;
+        this.statistics = statistics;
     }
 
     @Override
@@ -58,6 +61,7 @@ final class ProtocolHeaderGuard extends ChannelInboundHandlerAdapter {
         String received = ByteBufUtil.hexDump(data, data.readerIndex(), Math.min(SASL_HEADER.length, data.readableBytes()));
         data.release();
         refused = true;
+        statistics.connectionRefused(SecurityStatistics.RefusalReason.PROTOCOL);
         log.log(LogCode.CON_1005, String.valueOf(ctx.channel().remoteAddress()),
                 "unsupported protocol header 0x" + received + " (this broker speaks AMQP 1.0 with SASL); "
                         + "answered with the AMQP SASL header and closed");

@@ -16,6 +16,8 @@ import org.apache.qpid.proton.amqp.transport.ReceiverSettleMode;
 import org.apache.qpid.proton.engine.Delivery;
 import org.apache.qpid.proton.engine.Receiver;
 import org.apache.qpid.proton.message.Message;
+import org.tandembroker.core.BrokerException;
+import org.tandembroker.core.ErrorKind;
 import org.tandembroker.core.txn.LocalTransaction;
 
 /**
@@ -115,9 +117,15 @@ final class TransactionCoordinatorLink implements AmqpLink {
                     "transaction " + txnId + " is not open on this connection"));
             return;
         }
-        CompletableFuture<Void> outcome = Boolean.TRUE.equals(discharge.getFail())
-                ? transaction.rollback()
-                : transaction.commit();
+        String rollbackReason = connection.transactions().takeRollbackReason(txnId);
+        boolean fail = Boolean.TRUE.equals(discharge.getFail());
+        CompletableFuture<Void> outcome;
+        if (!fail && rollbackReason != null) {
+            outcome = transaction.rollback().thenCompose(v -> CompletableFuture.failedFuture(new BrokerException(
+                    ErrorKind.TRANSACTION_ROLLBACK, "transaction rolled back: " + rollbackReason)));
+        } else {
+            outcome = fail ? transaction.rollback() : transaction.commit();
+        }
         outcome.whenComplete((v, failure) -> connection.executor().execute(() -> {
             if (closed) {
                 return;

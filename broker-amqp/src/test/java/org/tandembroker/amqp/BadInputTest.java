@@ -3,10 +3,18 @@ package org.tandembroker.amqp;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import jakarta.jms.Connection;
 import jakarta.jms.Session;
+import org.apache.qpid.proton.amqp.UnsignedInteger;
+import org.apache.qpid.proton.amqp.messaging.Accepted;
+import org.apache.qpid.proton.amqp.transport.Disposition;
+import org.apache.qpid.proton.amqp.transport.Role;
+import org.apache.qpid.proton.codec.AMQPDefinedTypes;
+import org.apache.qpid.proton.codec.DecoderImpl;
+import org.apache.qpid.proton.codec.EncoderImpl;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -111,5 +119,67 @@ class BadInputTest {
                     .isEqualTo("amqp:decode-error");
             assertThat(broker.logged("CON-1005")).isTrue();
         }
+    }
+
+    @Test
+    void dispositionOverFourBillionDeliveryIdsClosesWithInvalidFieldWithoutStallingOthers() throws Exception {
+        refusesDisposition(0, 0xfffffffeL);
+    }
+
+    @Test
+    void dispositionEndingAtTheLargestDeliveryIdClosesWithInvalidField() throws Exception {
+        refusesDisposition(0xffffff00L, 0xffffffffL); // Proton's wrapping counter would never pass the end
+    }
+
+    @Test
+    void valuesNestedDeeperThanTheDecoderCanRecurseCloseWithDecodeError() throws Exception {
+        try (RawAmqpClient client = RawAmqpClient.opening(broker.port(), RunningFrontEnd.USER, RunningFrontEnd.PASSWORD, "test")) {
+            client.exchangeUntil(client::remoteOpened);
+            // 0x00 opens a described type whose descriptor is read as a value: 60,000 of them nest 60,000 deep
+            byte[] body = new byte[60_000];
+            ByteBuffer frame = ByteBuffer.allocate(8 + body.length);
+            frame.putInt(8 + body.length).put((byte) 2).put((byte) 0).putShort((short) 0).put(body);
+            client.sendRaw(frame.array());
+            client.exchangeUntil(client::remoteClosed);
+
+            assertThat(client.connection().getRemoteCondition().getCondition().toString()).isEqualTo("amqp:decode-error");
+        }
+        try (Connection another = broker.connectionFactory().createConnection()) {
+            another.start();
+        }
+    }
+
+    private void refusesDisposition(long first, long last) throws Exception {
+        try (RawAmqpClient client = RawAmqpClient.opening(broker.port(), RunningFrontEnd.USER, RunningFrontEnd.PASSWORD, "test")) {
+            org.apache.qpid.proton.engine.Session session = client.connection().session();
+            session.open();
+            client.exchangeUntil(() -> session.getRemoteState() == org.apache.qpid.proton.engine.EndpointState.ACTIVE);
+            Disposition disposition = new Disposition();
+            disposition.setRole(Role.RECEIVER);
+            disposition.setFirst(UnsignedInteger.valueOf(first));
+            disposition.setLast(UnsignedInteger.valueOf(last));
+            disposition.setSettled(true);
+            disposition.setState(Accepted.getInstance());
+            client.sendRaw(amqpFrame(0, disposition));
+            client.exchangeUntil(client::remoteClosed);
+
+            assertThat(client.connection().getRemoteCondition().getCondition().toString()).isEqualTo("amqp:invalid-field");
+        }
+        try (Connection another = broker.connectionFactory().createConnection()) {
+            another.start(); // the event loop was not kept busy
+        }
+    }
+
+    private static byte[] amqpFrame(int channel, Object performative) {
+        DecoderImpl decoder = new DecoderImpl();
+        EncoderImpl encoder = new EncoderImpl(decoder);
+        AMQPDefinedTypes.registerAllTypes(decoder, encoder);
+        ByteBuffer body = ByteBuffer.allocate(1024);
+        encoder.setByteBuffer(body);
+        encoder.writeObject(performative);
+        body.flip();
+        ByteBuffer frame = ByteBuffer.allocate(8 + body.remaining());
+        frame.putInt(8 + body.remaining()).put((byte) 2).put((byte) 0).putShort((short) channel).put(body);
+        return frame.array();
     }
 }

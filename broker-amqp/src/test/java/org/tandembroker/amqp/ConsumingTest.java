@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import jakarta.jms.Connection;
-import jakarta.jms.JMSException;
 import jakarta.jms.MessageConsumer;
 import jakarta.jms.Queue;
 import jakarta.jms.Session;
@@ -14,6 +13,8 @@ import jakarta.jms.Topic;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.tandembroker.core.vhost.AddressKind;
+import org.tandembroker.core.queue.MessageFilter;
 import org.tandembroker.core.queue.SubscriptionOptions;
 
 class ConsumingTest {
@@ -107,8 +108,10 @@ class ConsumingTest {
         assertThat(broker.virtualHost.subscriptionRequests())
                 .extracting(r -> r.address(), r -> r.options())
                 .containsExactly(
-                        org.assertj.core.groups.Tuple.tuple("invoices", new SubscriptionOptions(false, "billing:monthly")),
-                        org.assertj.core.groups.Tuple.tuple("invoices", new SubscriptionOptions(false, null)));
+                        org.assertj.core.groups.Tuple.tuple("invoices", new SubscriptionOptions(false,
+                                "billing:monthly", AddressKind.TOPIC, MessageFilter.ALL)),
+                        org.assertj.core.groups.Tuple.tuple("invoices",
+                                new SubscriptionOptions(false, null, AddressKind.TOPIC, MessageFilter.ALL)));
     }
 
     @Test
@@ -120,20 +123,28 @@ class ConsumingTest {
             session.createConsumer(session.createQueue("q")).close();
         }
         assertThat(broker.virtualHost.subscriptionRequests()).singleElement()
-                .satisfies(r -> assertThat(r.options()).isEqualTo(SubscriptionOptions.AT_MOST_ONCE));
+                .satisfies(r -> assertThat(r.options())
+                        .isEqualTo(new SubscriptionOptions(true, null, AddressKind.QUEUE, MessageFilter.ALL)));
     }
 
     @Test
-    void selectorsAreRefusedAsNotImplemented() throws Exception {
+    void aSelectorAndNoLocalReachTheCoreAsTheConsumersFilter() throws Exception {
         try (Connection connection = broker.connectionFactory().createConnection()) {
             connection.start();
             Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
-
-            assertThatThrownBy(() -> session.createConsumer(session.createQueue("q"), "region = 'eu'"))
-                    .isInstanceOf(JMSException.class)
-                    .hasMessageContaining("not supported");
-            session.createConsumer(session.createQueue("q")).close(); // the session still works
+            session.createConsumer(session.createQueue("q"), "region = 'eu'").close();
+            session.createConsumer(session.createTopic("t"), null, true).close();
         }
+        assertThat(broker.virtualHost.subscriptionRequests()).extracting(r -> r.options().filter())
+                .satisfiesExactly(
+                        selected -> {
+                            assertThat(selected.selector().text()).isEqualTo("region = 'eu'");
+                            assertThat(selected.noLocalConnection()).isNull();
+                        },
+                        noLocal -> {
+                            assertThat(noLocal.selector()).isNull();
+                            assertThat(noLocal.noLocalConnection()).startsWith("connection-");
+                        });
     }
 
     @Test

@@ -19,6 +19,7 @@ import org.apache.qpid.proton.codec.DecodeException;
 import org.apache.qpid.proton.message.Message;
 import org.junit.jupiter.api.Test;
 import org.tandembroker.core.message.MessageMetadata;
+import org.tandembroker.core.message.MessageProperties;
 
 class MessageSectionsTest {
     private static final long NOW = 1_700_000_000_000L;
@@ -28,7 +29,7 @@ class MessageSectionsTest {
     private final RedeliveryHeader redeliveryHeader = new RedeliveryHeader(sections);
 
     @Test
-    void metadataComesFromHeaderAndProperties() {
+    void metadataComesFromHeaderPropertiesAndApplicationProperties() {
         Header header = new Header();
         header.setDurable(true);
         header.setPriority(UnsignedByte.valueOf((byte) 8));
@@ -40,7 +41,25 @@ class MessageSectionsTest {
 
         MessageMetadata metadata = metadataDecoder.decode(content, NOW);
 
-        assertThat(metadata).isEqualTo(new MessageMetadata("orders", "eu.new", true, 8, NOW + 5_000, NOW, content.length));
+        assertThat(metadata).isEqualTo(new MessageMetadata("orders", "eu.new", true, 8, NOW + 5_000, NOW,
+                content.length, new MessageProperties(null, null, null, null, null, 0, Map.of("k", "v"))));
+    }
+
+    @Test
+    void selectableHeadersTakeTheirJmsForm() {
+        Properties properties = new Properties();
+        properties.setMessageId(java.util.UUID.fromString("00000000-0000-0000-0000-000000000001"));
+        properties.setCorrelationId("req-1");
+        properties.setUserId(new Binary("alice".getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+        properties.setGroupId("g");
+        properties.setGroupSequence(UnsignedInteger.valueOf(3));
+        properties.setCreationTime(new java.util.Date(NOW - 1));
+
+        MessageProperties selectable =
+                metadataDecoder.decode(encode(null, properties, new byte[]{1}), NOW).properties();
+
+        assertThat(selectable).isEqualTo(new MessageProperties("ID:AMQP_UUID:00000000-0000-0000-0000-000000000001",
+                "req-1", "alice", "g", 3L, NOW - 1, Map.of("k", "v")));
     }
 
     @Test

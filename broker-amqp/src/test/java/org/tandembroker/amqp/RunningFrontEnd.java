@@ -13,7 +13,11 @@ import org.tandembroker.amqp.fake.InMemoryVirtualHost;
 import org.tandembroker.core.config.BrokerConfig;
 import org.tandembroker.core.config.ConnectionLimits;
 import org.tandembroker.core.config.ListenerConfig;
+import org.tandembroker.core.config.ManagementConfig;
+import org.tandembroker.core.config.SecurityConfig;
 import org.tandembroker.core.config.TlsConfig;
+import org.tandembroker.core.security.AccessControl;
+import org.tandembroker.core.security.SecurityStatistics;
 import org.tandembroker.core.frontend.FrontEndContext;
 import org.tandembroker.core.frontend.ProtocolFrontEnd;
 import org.tandembroker.core.oplog.OperationalLog;
@@ -30,20 +34,40 @@ final class RunningFrontEnd implements AutoCloseable {
     final List<String> logLines = new CopyOnWriteArrayList<>();
     private final ProtocolFrontEnd frontEnd;
 
+    final SecurityStatistics statistics = new SecurityStatistics();
+
     private RunningFrontEnd(InMemoryVirtualHost virtualHost, ConnectionLimits limits, Optional<TlsConfig> tls,
                             boolean anonymous) throws Exception {
+        this(virtualHost, limits, new ListenerConfig(tls.isPresent() ? "amqps" : "amqp", "127.0.0.1", 0, tls),
+                anonymous, SecurityConfig.DEFAULTS, null);
+    }
+
+    /**
+     * The general case: any listener, security settings and permissions file ({@code permissions} null: none;
+     * the failure delays off unless {@code security} sets them).
+     */
+    RunningFrontEnd(InMemoryVirtualHost virtualHost, ConnectionLimits limits, ListenerConfig listener,
+                    boolean anonymous, SecurityConfig security, Path permissions) throws Exception {
         this.virtualHost = virtualHost;
         this.authenticator = new FakeAuthenticator(Map.of(USER, PASSWORD), anonymous);
         OperationalLog log = new OperationalLog();
         log.addObserver(logLines::add);
-        BrokerConfig config = new BrokerConfig(Path.of("broker.xml"),
-                List.of(new ListenerConfig(tls.isPresent() ? "amqps" : "amqp", "127.0.0.1", 0, tls)),
-                null, Path.of("users"), anonymous, limits, 64L * 1024 * 1024, List.of(), virtualHost.name());
+        BrokerConfig config = new BrokerConfig(Path.of("broker.xml"), List.of(listener), null, Path.of("users"),
+                anonymous, limits, 64L * 1024 * 1024, List.of(), virtualHost.name(), ManagementConfig.OFF,
+                security == SecurityConfig.DEFAULTS ? NO_DELAYS : security);
+        accessControl = permissions == null
+                ? AccessControl.unrestricted(log, statistics, "test without permissions")
+                : AccessControl.load(permissions, log, statistics);
         FrontEndContext context = new FrontEndContext(config, Path.of("."), new InMemoryRegistry(virtualHost),
-                authenticator, log);
+                authenticator, log, accessControl);
         frontEnd = new AmqpFrontEndFactory().create(context);
         frontEnd.start();
     }
+
+    /** The defaults without failure delays: most tests fail logins on purpose and must not wait for them. */
+    static final SecurityConfig NO_DELAYS = new SecurityConfig(Optional.empty(), false, Duration.ZERO, Duration.ZERO);
+
+    final AccessControl accessControl;
 
     static RunningFrontEnd start() throws Exception {
         return start(TEST_LIMITS);
@@ -76,6 +100,12 @@ final class RunningFrontEnd implements AutoCloseable {
 
     String uri() {
         return "amqp://127.0.0.1:" + port();
+    }
+
+    /** The bound host of the (first) listener, as a URI host. */
+    String host() {
+        String address = frontEnd.boundAddresses().get(0);
+        return address.substring(address.indexOf("://") + 3, address.lastIndexOf(':'));
     }
 
     /** A factory for guest; {@code options} is appended to the URI (e.g. "?jms.forceAsyncSend=true"). */

@@ -26,7 +26,7 @@ import org.tandembroker.core.config.TlsConfig;
 
 /**
  * An amqps listener's certificate is replaced on disk without a restart: new connections get the new one, open
- * connections go on, and a file that cannot be loaded leaves the certificate in use (BRK-1008 says so).
+ * connections go on, and a file that cannot be loaded leaves the certificate in use (BRK-1009 says so).
  */
 class TlsCertificateReloadTest {
     private static final String PASSWORD = "changeit-reload";
@@ -53,7 +53,7 @@ class TlsCertificateReloadTest {
                 Files.move(renewed, keyStore, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
 
                 assertThat(presentedName(broker.port())).isEqualTo("CN=renewed.example.org");
-                assertThat(broker.logLines).anyMatch(line -> line.startsWith("BRK-1008 : Certificate : reloaded "
+                assertThat(broker.logLines).anyMatch(line -> line.startsWith("BRK-1009 : Certificate : reloaded "
                         + keyStore) && line.contains("CN=renewed.example.org"));
                 producer.send(session.createTextMessage("after")); // the open connection keeps its session
                 assertThat(((TextMessage) consumer.receive(10_000)).getText()).isEqualTo("after");
@@ -63,7 +63,7 @@ class TlsCertificateReloadTest {
                 Files.move(broken, keyStore, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
                 assertThat(presentedName(broker.port())).isEqualTo("CN=renewed.example.org");
                 assertThat(presentedName(broker.port())).isEqualTo("CN=renewed.example.org");
-                assertThat(broker.logLines.stream().filter(line -> line.startsWith("BRK-1008 : Certificate : cannot "
+                assertThat(broker.logLines.stream().filter(line -> line.startsWith("BRK-1009 : Certificate : cannot "
                         + "reload " + keyStore))).hasSize(1);
             }
         }

@@ -15,7 +15,17 @@ public final class EmbeddedBroker implements AutoCloseable {
     private Broker broker;
 
     public EmbeddedBroker(Path directory) throws Exception {
+        this(directory, etc -> { });
+    }
+
+    /** What a test adds to {@code etc/} after {@link TestBrokerFiles} wrote it, before the broker starts. */
+    public interface EtcChange {
+        void apply(Path etc) throws Exception;
+    }
+
+    public EmbeddedBroker(Path directory, EtcChange change) throws Exception {
         this.brokerFile = TestBrokerFiles.write(directory.resolve("etc"), "");
+        change.apply(directory.resolve("etc"));
         this.work = directory.resolve("work");
         start();
     }

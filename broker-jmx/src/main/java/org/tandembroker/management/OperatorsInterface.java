@@ -31,18 +31,18 @@ import org.tandembroker.core.management.ManagementPlugin;
 import org.tandembroker.core.oplog.LogCode;
 import org.tandembroker.core.vhost.ManagedVirtualHost;
 import org.tandembroker.management.disk.DiskSpaceGuard;
+import org.tandembroker.management.http.OperatorsHttpEndpoint;
 import org.tandembroker.management.jmx.ManagementBeans;
 import org.tandembroker.management.jmx.ObjectNames;
 import org.tandembroker.management.jmx.RmiConnector;
 import org.tandembroker.management.metrics.BrokerMetrics;
-import org.tandembroker.management.metrics.PrometheusEndpoint;
 import org.tandembroker.management.store.LatestFigures;
 import org.tandembroker.management.store.StoreFigureReader;
 import org.tandembroker.management.store.StoreFigures;
 
 /**
  * The operators' interface, as configured by {@code <management>} in the broker file: the JMX connector with the
- * MBeans, Micrometer metrics (into JMX and onto the Prometheus endpoint) and the disk watermark. Found with
+ * MBeans, Micrometer metrics (into JMX and onto the HTTP endpoint, beside the health checks) and the disk watermark. Found with
  * {@link java.util.ServiceLoader}; does nothing when the broker file has no {@code <management>}.
  *
  * <p><b>Threads.</b> {@link #start} and {@link #close} run on the broker's caller thread. Everything that reads
@@ -59,7 +59,7 @@ public final class OperatorsInterface implements ManagementPlugin {
     private CompositeMeterRegistry registry;
     private JvmGcMetrics gcMetrics;
     private RmiConnector connector;
-    private PrometheusEndpoint endpoint;
+    private OperatorsHttpEndpoint endpoint;
     private ScheduledExecutorService sampler;
     private StoreFigureReader reader;
     private LatestFigures figures;
@@ -130,6 +130,12 @@ public final class OperatorsInterface implements ManagementPlugin {
                 }
             }
             if (beans != null) {
+                beans.bindPermissions(context.accessControl());
+            }
+            if (metrics != null) {
+                metrics.bindSecurity(context.accessControl().statistics());
+            }
+            if (beans != null) {
                 beans.bindDiskWatermark(config.diskWatermark().checkInterval().toMillis(), hosts, this::sampleNow);
             }
             sample();
@@ -143,9 +149,12 @@ public final class OperatorsInterface implements ManagementPlugin {
             context.operationalLog().log(LogCode.BRK_1002, "JMX " + connector.clientUrl());
         }
         if (prometheus != null) {
-            endpoint = PrometheusEndpoint.start(config.metrics().host(), config.metrics().port(), prometheus);
-            context.operationalLog().log(LogCode.BRK_1002, "metrics http://" + config.metrics().host() + ":"
-                    + endpoint.address().getPort() + "/metrics");
+            endpoint = OperatorsHttpEndpoint.start(config.metrics(), prometheus, hosts, context.brokerReady(),
+                    context.authenticator(), context.operationalLog());
+            String base = endpoint.scheme() + "://" + config.metrics().host() + ":" + endpoint.address().getPort();
+            context.operationalLog().log(LogCode.BRK_1002, "metrics " + base + "/metrics, health " + base
+                    + "/health" + (config.metrics().authentication() == ManagementConfig.HttpAuthentication.USERS
+                    ? " (basic authentication: a user with role monitor or admin)" : ""));
         }
         if (config.diskWatermark().enabled()) {
             LOG.info("Disk watermark: publishes are refused while a store may write less than {} bytes (checked "

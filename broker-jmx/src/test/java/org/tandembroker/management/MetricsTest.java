@@ -40,6 +40,13 @@ class MetricsTest {
             for (int i = 0; i < 5; i++) {
                 producer.send(session.createTextMessage("order " + i));
             }
+            java.util.Enumeration<?> browsed = session.createBrowser(session.createQueue("orders")).getEnumeration();
+            int seen = 0;
+            while (browsed.hasMoreElements()) {
+                browsed.nextElement();
+                seen++;
+            }
+            assertThat(seen).isEqualTo(5);
 
             HttpResponse<String> response = scrape();
 
@@ -58,6 +65,7 @@ class MetricsTest {
                     "tandem_queue_messages_out_total{queue=\"orders\",vhost=\"test\"} 0.0",
                     "tandem_queue_bytes_in_bytes_total{queue=\"orders\",vhost=\"test\"}",
                     "tandem_queue_bytes_out_bytes_total{queue=\"orders\",vhost=\"test\"} 0.0",
+                    "tandem_queue_messages_browsed_total{queue=\"orders\",vhost=\"test\"} 5.0",
                     "tandem_store_commit_latency_seconds_count{vhost=\"test\"} 5\n",
                     "tandem_store_commit_latency_seconds_sum{vhost=\"test\"}",
                     "tandem_store_commits_total{vhost=\"test\"}",

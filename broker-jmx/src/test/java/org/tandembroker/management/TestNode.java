@@ -50,6 +50,13 @@ final class TestNode implements AutoCloseable {
         /** Off, but figures are read often so that tests need not wait. */
         String disk = "<disk watermark=\"0\" checkInterval=\"300ms\"/>";
         String storeExtras = "";
+        /** Lines of etc/permissions; null: no permissions file (authorization off). */
+        List<String> permissions;
+
+        Options permissions(String... lines) {
+            permissions = List.of(lines);
+            return this;
+        }
 
         Options group(String name) {
             groupName = name;
@@ -144,6 +151,9 @@ final class TestNode implements AutoCloseable {
                 "watcher:" + hash("watcher") + ":role=monitor",
                 "guest:" + hash("guest"),
                 ""));
+        if (options.permissions != null) {
+            Files.write(etc.resolve("permissions"), options.permissions);
+        }
     }
 
     private static String hash(String password) {

@@ -97,6 +97,33 @@ public final class JmxTarget {
         return target;
     }
 
+    /**
+     * The same credentials and TLS options for another node's connector at {@code hostPort} (as a node publishes
+     * it to its group).
+     */
+    public JmxTarget at(String hostPort) {
+        int colon = hostPort.lastIndexOf(':');
+        if (colon <= 0) {
+            throw ToolFailure.usage("'" + hostPort + "' is not a JMX address (HOST:PORT)");
+        }
+        JmxTarget other = new JmxTarget();
+        other.host = hostPort.substring(0, colon).replace("[", "").replace("]", "");
+        try {
+            other.port = Integer.parseInt(hostPort.substring(colon + 1).trim());
+        } catch (NumberFormatException e) {
+            throw ToolFailure.usage("'" + hostPort + "' is not a JMX address (HOST:PORT)");
+        }
+        other.user = user;
+        other.password = password;
+        other.passwordFile = passwordFile;
+        other.tls = tls;
+        other.trustStore = trustStore;
+        other.trustStorePassword = trustStorePassword;
+        other.trustStoreType = trustStoreType;
+        other.connectTimeoutSeconds = connectTimeoutSeconds;
+        return other;
+    }
+
     /** The JMX connector's port. */
     public int port() {
         return port;

@@ -73,6 +73,37 @@ class ArbiterTest {
     }
 
     @Test
+    void theArbiterElectsWithTheBrokersElectionTimeoutsUnlessTold() {
+        ArbiterMain.Options defaults = ArbiterMain.parse("--group", "g", "--node", "a", "--host-port",
+                "localhost:6000", "--helpers", "localhost:5000", "--dir", "arb");
+        ArbiterMain.Options told = ArbiterMain.parse("--group", "g", "--node", "a", "--host-port",
+                "localhost:6000", "--helpers", "localhost:5000", "--dir", "arb",
+                "--rep-config", "je.rep.electionsOpenTimeout=5 s", "--rep-config", "je.rep.feederTimeout=10 s");
+
+        assertThat(ArbiterMain.config(defaults).getConfigParam("je.rep.electionsOpenTimeout")).isEqualTo("2 s");
+        assertThat(ArbiterMain.config(defaults).getConfigParam("je.rep.electionsReadTimeout")).isEqualTo("2 s");
+        assertThat(ArbiterMain.config(told).getConfigParam("je.rep.electionsOpenTimeout")).isEqualTo("5 s");
+        assertThat(ArbiterMain.config(told).getConfigParam("je.rep.electionsReadTimeout")).isEqualTo("2 s");
+        assertThat(ArbiterMain.config(told).getConfigParam("je.rep.feederTimeout")).isEqualTo("10 s");
+    }
+
+    @Test
+    void aJeParameterJeRejectsIsAUsageErrorNamingIt() {
+        ToolRun unknown = ToolRun.of(ArbiterMain::run, "--group", "g", "--node", "a", "--host-port",
+                "localhost:6000", "--helpers", "localhost:5000", "--dir", "arb", "--rep-config", "je.rep.noSuch=1");
+        ToolRun badValue = ToolRun.of(ArbiterMain::run, "--group", "g", "--node", "a", "--host-port",
+                "localhost:6000", "--helpers", "localhost:5000", "--dir", "arb", "--rep-config",
+                "je.rep.electionsOpenTimeout=soon");
+        ToolRun noValue = ToolRun.of(ArbiterMain::run, "--group", "g", "--node", "a", "--host-port",
+                "localhost:6000", "--helpers", "localhost:5000", "--dir", "arb", "--rep-config", "je.rep.x");
+
+        assertThat(List.of(unknown, badValue, noValue)).allSatisfy(run -> assertThat(run.exitCode()).isEqualTo(2));
+        assertThat(unknown.err()).contains("--rep-config je.rep.noSuch=1", "JE says");
+        assertThat(badValue.err()).contains("--rep-config je.rep.electionsOpenTimeout=soon", "JE says");
+        assertThat(noValue.err()).contains("--rep-config takes NAME=VALUE");
+    }
+
+    @Test
     void everyOptionIsNeededOnceOrItIsAUsageError() {
         ToolRun missing = ToolRun.of(ArbiterMain::run, "--group-name", "g");
         ToolRun twice = ToolRun.of(ArbiterMain::run, "--group", "g", "--group-name", "h", "--node", "a",

@@ -147,11 +147,19 @@ class HaAdminTest {
     }
 
     @Test
-    void designatePrimaryMustReachTheNodeItNames() {
-        ToolRun run = ToolRun.haAdmin(second.asAdmin(), "designate-primary", "node-1");
+    void designationOfAnotherNodeFindsItsConnectorThroughTheGroup() throws Exception {
+        ToolRun designated = ToolRun.haAdmin(second.asAdmin(), "designate-primary", "node-1", "--json");
+        boolean designatedSeenOnNode1 = status(first).path("designatedPrimary").asBoolean();
+        ToolRun undone = ToolRun.haAdmin(second.asAdmin(), "undesignate-primary", "node-1");
 
-        assertThat(run.exitCode()).isEqualTo(2);
-        assertThat(run.err()).contains("is node node-2, not node-1: give --host/--port of node-1's broker");
+        assertThat(designated.exitCode()).as(designated.toString()).isZero();
+        JsonNode designation = JSON.readTree(designated.out());
+        assertThat(designation.path("node").asText()).isEqualTo("node-1");
+        assertThat(designation.path("nodeState").asText()).isEqualTo("MASTER");
+        assertThat(designatedSeenOnNode1).isTrue();
+        assertThat(undone.exitCode()).as(undone.toString()).isZero();
+        assertThat(undone.out()).isEqualTo("node node-1 is no longer designated primary; it is MASTER\n");
+        assertThat(status(first).path("designatedPrimary").asBoolean()).isFalse();
     }
 
     @Test

@@ -35,6 +35,10 @@ import picocli.CommandLine.Spec;
  * <li>{@code failover}: the matrix of group sizes x message sizes x queue depths ({@link FailoverPlan}), each
  * cell on a fresh group ({@link FailoverRun}); {@code failover.md}, {@code failover.csv} and the chart
  * {@code failover.png} ({@link FailoverChart});</li>
+ * <li>{@code failover-load}: failover while 32 producers and a consumer work through the failover URL, for each
+ * {@link FailoverTopology} of {@code --topologies}: from the kill to the first message consumed on the survivor and
+ * the longest gap between confirmed sends ({@link FailoverUnderLoadRun}); {@code failover-load.md} and
+ * {@code .csv};</li>
  * <li>{@code catchup}: how fast a replica that was down catches up with the master ({@link CatchUpRun}).</li>
  * </ul>
  * Every run writes a results folder with the machine's description ({@code machine.md}).
@@ -43,7 +47,7 @@ import picocli.CommandLine.Spec;
  * have their own.
  */
 @Command(name = "ha", mixinStandardHelpOptions = true, sortOptions = false,
-        description = "Replicated store benchmarks: throughput, roundtrip, failover, catchup.")
+        description = "Replicated store benchmarks: throughput, roundtrip, failover, failover-load, catchup.")
 public final class HaBenchmark implements Callable<Integer> {
     private static final String HA_DEFAULT = "NO_SYNC,NO_SYNC,SIMPLE_MAJORITY";
     private static final String HA_SYNC = "SYNC,SYNC,ALL";
@@ -53,7 +57,7 @@ public final class HaBenchmark implements Callable<Integer> {
     @Spec
     private CommandSpec spec;
 
-    @CommandLine.Parameters(index = "0", description = "throughput, roundtrip, failover or catchup")
+    @CommandLine.Parameters(index = "0", description = "throughput, roundtrip, failover, failover-load or catchup")
     private String mode;
 
     @Option(names = "--warmup", converter = DurationConverter.class, defaultValue = "5s",
@@ -96,6 +100,33 @@ public final class HaBenchmark implements Callable<Integer> {
             + " catchup: for the catch-up and for the check on the replica (default: ${DEFAULT-VALUE})")
     private Duration drainTimeout;
 
+    @Option(names = "--topologies", split = ",", paramLabel = "T", defaultValue = "3,2+arbiter,2",
+            description = "failover-load: 3 (three nodes), 2+arbiter (two nodes and bin/arbiter), 2 (two nodes, the"
+                    + " survivor designated after the kill) (default: ${DEFAULT-VALUE})")
+    private List<String> topologies;
+
+    @Option(names = "--producers", paramLabel = "N", defaultValue = "32",
+            description = "failover-load: producers sending during the kill (default: ${DEFAULT-VALUE})")
+    private int producers;
+
+    @Option(names = "--runs", paramLabel = "N", defaultValue = "1",
+            description = "failover-load: runs per topology, each on a fresh group (default: ${DEFAULT-VALUE})")
+    private int runs;
+
+    @Option(names = "--before-kill", converter = DurationConverter.class, paramLabel = "DURATION",
+            defaultValue = "5s", description = "failover-load: load before the kill (default: ${DEFAULT-VALUE})")
+    private Duration beforeKill;
+
+    @Option(names = "--after-kill", converter = DurationConverter.class, paramLabel = "DURATION",
+            defaultValue = "3s", description = "failover-load: load once every client resumed"
+            + " (default: ${DEFAULT-VALUE})")
+    private Duration afterKill;
+
+    @Option(names = "--url-options", paramLabel = "OPTIONS", defaultValue = "",
+            description = "failover-load: options for the clients' failover URL, e.g."
+                    + " failover.maxReconnectDelay=250 (default: none, Qpid JMS's own reconnect back-off)")
+    private String urlOptions;
+
     @Option(names = "--backlog", paramLabel = "N", defaultValue = "100000",
             description = "catchup: messages published while the replica is down (default: ${DEFAULT-VALUE})")
     private long backlog;
@@ -133,10 +164,12 @@ public final class HaBenchmark implements Callable<Integer> {
     private Path results;
     private final StringBuilder document = new StringBuilder();
     private final List<FailoverResult> failoverResults = new ArrayList<>();
+    private final List<FailoverUnderLoadResult> failoverLoadResults = new ArrayList<>();
     private CatchUpResult catchUpResult;
 
     /** What a run produced, for tests: the results folder and the failover or catch-up results. */
-    public record Report(Path resultsFolder, List<FailoverResult> failover, Optional<CatchUpResult> catchUp,
+    public record Report(Path resultsFolder, List<FailoverResult> failover,
+                         List<FailoverUnderLoadResult> failoverUnderLoad, Optional<CatchUpResult> catchUp,
                          boolean ok) {
     }
 
@@ -150,7 +183,7 @@ public final class HaBenchmark implements Callable<Integer> {
         new CommandLine(benchmark).parseArgs(args);
         boolean ok = benchmark.runMode();
         return new Report(benchmark.results, List.copyOf(benchmark.failoverResults),
-                Optional.ofNullable(benchmark.catchUpResult), ok);
+                List.copyOf(benchmark.failoverLoadResults), Optional.ofNullable(benchmark.catchUpResult), ok);
     }
 
     @Override
@@ -163,9 +196,20 @@ public final class HaBenchmark implements Callable<Integer> {
     }
 
     private boolean runMode() throws Exception {
-        if (!List.of("throughput", "roundtrip", "failover", "catchup").contains(mode)) {
+        if (!List.of("throughput", "roundtrip", "failover", "failover-load", "catchup").contains(mode)) {
             throw new CommandLine.ParameterException(spec.commandLine(), "unknown mode " + mode
-                    + "; modes: throughput, roundtrip, failover, catchup");
+                    + "; modes: throughput, roundtrip, failover, failover-load, catchup");
+        }
+        List<FailoverTopology> shapes = new ArrayList<>();
+        for (String topology : topologies) {
+            try {
+                shapes.add(FailoverTopology.parse(topology));
+            } catch (IllegalArgumentException e) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--topologies: " + e.getMessage());
+            }
+        }
+        if (producers < 1 || runs < 1) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--producers and --runs must be at least 1");
         }
         FailoverPlan plan = mode.equals("failover") ? plan() : null;
         for (String setup : setups) {
@@ -182,6 +226,7 @@ public final class HaBenchmark implements Callable<Integer> {
             case "throughput" -> throughput();
             case "roundtrip" -> roundTrip();
             case "failover" -> failover(plan);
+            case "failover-load" -> failoverUnderLoad(shapes);
             default -> catchUp();
         };
         if (mode.equals("throughput") || mode.equals("roundtrip")) {
@@ -457,6 +502,52 @@ public final class HaBenchmark implements Callable<Integer> {
         }
         document.append(Files.readString(results.resolve("failover.md")));
         return failoverResults.stream().allMatch(r -> r.status() == FailoverResult.Status.SKIPPED || r.lossless());
+    }
+
+    private boolean failoverUnderLoad(List<FailoverTopology> shapes) throws Exception {
+        Progress progress = Progress.console();
+        FailoverUnderLoadRun run = new FailoverUnderLoadRun(lib, brokerJvmOptions, temp, results, progress);
+        FailoverUnderLoadRun.Load load = new FailoverUnderLoadRun.Load(producers, bodySize(1024), beforeKill,
+                afterKill, urlOptions);
+        List<String> extra = new ArrayList<>();
+        for (String pair : repConfig) {
+            if (pair.indexOf('=') < 1) {
+                throw new CommandLine.ParameterException(new CommandLine(this),
+                        "--rep takes NAME=VALUE (a JE replication parameter), not '" + pair + "'");
+            }
+            extra.add(pair);
+        }
+        Table table = new Table(FailoverUnderLoadResult.headers());
+        int number = 0;
+        for (FailoverTopology topology : shapes) {
+            for (int i = 1; i <= runs; i++) {
+                number++;
+                FailoverUnderLoadResult result = run.run(topology, load, extra,
+                        String.format(Locale.ROOT, "failover-load-%02d", number));
+                failoverLoadResults.add(result);
+                table.add(result.row());
+                Files.writeString(results.resolve("failover-load.md"), failoverUnderLoadDocument(load, table));
+                table.writeCsv(results.resolve("failover-load.csv"));
+            }
+        }
+        document.append(Files.readString(results.resolve("failover-load.md")));
+        return failoverLoadResults.stream().allMatch(FailoverUnderLoadResult::lossless);
+    }
+
+    private String failoverUnderLoadDocument(FailoverUnderLoadRun.Load load, Table table) {
+        return "# Failover under load\n\n" + String.format(Locale.ROOT, "bdb-ha groups on loopback, %s,"
+                + " coalescingSync true. %d producers (synchronous persistent sends of %d B) and one consumer"
+                + " (AUTO_ACKNOWLEDGE), each on its own connection through the failover URL `failover:(...)%s`;"
+                + " %s of load, then `kill -9` of the master (node-1); two nodes without an arbiter: node-2 is"
+                + " designated over JMX right after the kill. The kill comes once every client has worked; every"
+                + " time runs from it. *first message consumed*:"
+                + " the first message the consumer (prefetch 0) received after the killed process ended; *producers resumed*:"
+                + " each producer's first confirmed send after the kill; *longest gap*: the longest time between two"
+                + " confirmed sends of one producer. Then %s more load, and every confirmed send must arrive.%s%n%n",
+                FailoverRun.DURABILITY, load.producers(), load.bodySize(),
+                load.urlOptions().isBlank() ? "" : "?" + load.urlOptions(), Progress.human(load.beforeKill()),
+                Progress.human(load.afterKill()), repConfig.isEmpty() ? "" : " Extra repConfig: " + repConfig + ".")
+                + table.markdown();
     }
 
     private void writeFailover(FailoverPlan plan) throws Exception {

@@ -31,6 +31,8 @@ import javax.management.remote.JMXServiceURL;
  */
 public final class HaCluster implements AutoCloseable {
     public static final String GROUP = "tandem-perf";
+    /** The node name of the group's arbiter, when it has one. */
+    public static final String ARBITER = "arbiter";
 
     private final Path directory;
     private final Path lib;
@@ -38,8 +40,11 @@ public final class HaCluster implements AutoCloseable {
     private final List<BrokerFiles> files = new ArrayList<>();
     private final List<Integer> amqpPorts = new ArrayList<>();
     private final List<Integer> jmxPorts = new ArrayList<>();
+    private final List<Integer> replicationPorts = new ArrayList<>();
     private final BrokerProcess[] processes;
     private final String adminPassword;
+    private Process arbiter;
+    private Path arbiterOutput;
 
     private HaCluster(Path directory, Path lib, List<String> jvmOptions, int nodes, String adminPassword) {
         this.directory = directory;
@@ -64,7 +69,7 @@ public final class HaCluster implements AutoCloseable {
         new SecureRandom().nextBytes(secret);
         HaCluster cluster = new HaCluster(directory, lib, jvmOptions, nodes,
                 java.util.Base64.getUrlEncoder().encodeToString(secret));
-        List<Integer> replicationPorts = new ArrayList<>();
+        List<Integer> replicationPorts = cluster.replicationPorts;
         for (int i = 0; i < nodes; i++) {
             cluster.amqpPorts.add(freePort());
             cluster.jmxPorts.add(freePort());
@@ -141,6 +146,39 @@ public final class HaCluster implements AutoCloseable {
         Thread.sleep(settle.toMillis());
     }
 
+    /**
+     * Starts {@code bin/arbiter} (broker-tools' {@code ArbiterMain}, from the same lib) for this group as node
+     * {@value #ARBITER}, with every broker as helper; returns once it printed its state (it has then found the
+     * master, or JE's unknown-state timeout passed: {@link CatchUpProbe} tells which).
+     */
+    public void startArbiter() throws IOException, InterruptedException {
+        Path home = directory.resolve(ARBITER);
+        Files.createDirectories(home);
+        arbiterOutput = home.resolve("arbiter.out");
+        StringBuilder helpers = new StringBuilder();
+        for (int port : replicationPorts) {
+            helpers.append(helpers.length() == 0 ? "" : ",").append("127.0.0.1:").append(port);
+        }
+        List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx64m", "-cp", lib.toAbsolutePath() + "/*", "org.tandembroker.tools.arbiter.ArbiterMain",
+                "--group-name", GROUP, "--node-name", ARBITER, "--node-host-port", "127.0.0.1:" + freePort(),
+                "--helper-host-port", helpers.toString(), "--dir", home.resolve("env").toString());
+        arbiter = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(arbiterOutput.toFile())
+                .start();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+        while (!Files.readString(arbiterOutput).contains(" is ")) {
+            if (!arbiter.isAlive() || System.nanoTime() > deadline) {
+                throw new IOException("the arbiter did not start: " + Files.readString(arbiterOutput).strip());
+            }
+            Thread.sleep(50);
+        }
+    }
+
+    /** Whether this group has an arbiter ({@link #startArbiter}). */
+    public boolean hasArbiter() {
+        return arbiter != null;
+    }
+
     public BrokerProcess node(int index) {
         return processes[index];
     }
@@ -157,6 +195,18 @@ public final class HaCluster implements AutoCloseable {
         }
         return uri.append(")?failover.reconnectDelay=20&failover.useReconnectBackOff=false")
                 .append("&failover.maxReconnectAttempts=-1").toString();
+    }
+
+    /**
+     * {@code failover:(amqp://127.0.0.1:P1,...)} with no options at all: Qpid JMS's own reconnect defaults (no
+     * delay first, then 10 ms doubling up to 30 s), as a new user would write it.
+     */
+    public String plainFailoverUri() {
+        StringBuilder uri = new StringBuilder("failover:(");
+        for (int i = 0; i < amqpPorts.size(); i++) {
+            uri.append(i == 0 ? "" : ",").append("amqp://127.0.0.1:").append(amqpPorts.get(i));
+        }
+        return uri.append(")").toString();
     }
 
     public String user() {
@@ -216,7 +266,10 @@ public final class HaCluster implements AutoCloseable {
 
     /** {@code kill -9} of node {@code index}; returns once the process has ended. */
     public void kill(int index) throws IOException, InterruptedException {
-        new ProcessBuilder("kill", "-9", Long.toString(processes[index].pid())).inheritIO().start().waitFor();
+        // SIGKILL (kill -9), sent directly rather than by a forked kill(1), so that the moment is precise.
+        ProcessHandle handle = ProcessHandle.of(processes[index].pid()).orElseThrow();
+        handle.destroyForcibly();
+        handle.onExit().join();
         processes[index].close();
     }
 
@@ -238,12 +291,31 @@ public final class HaCluster implements AutoCloseable {
             if (processes[i] != null) {
                 processes[i].stop(Duration.ofSeconds(60));
                 processes[i].saveOutput(results.resolve(prefix + "-node-" + (i + 1) + ".log"));
+                Path jeLog = files.get(i).work().resolve(BrokerFiles.VIRTUAL_HOST).resolve("store/je.info.0");
+                if (Files.exists(jeLog)) {
+                    Files.copy(jeLog, results.resolve(prefix + "-node-" + (i + 1) + ".je.info"),
+                            StandardCopyOption.REPLACE_EXISTING);
+                }
+            }
+        }
+        if (arbiter != null) {
+            arbiter.destroy();
+            arbiter.waitFor(30, TimeUnit.SECONDS);
+            arbiter.destroyForcibly();
+            Files.copy(arbiterOutput, results.resolve(prefix + "-arbiter.log"), StandardCopyOption.REPLACE_EXISTING);
+            Path jeLog = directory.resolve(ARBITER).resolve("env/je.info.0");
+            if (Files.exists(jeLog)) {
+                Files.copy(jeLog, results.resolve(prefix + "-arbiter.je.info"), StandardCopyOption.REPLACE_EXISTING);
             }
         }
     }
 
     @Override
     public void close() throws InterruptedException {
+        if (arbiter != null) {
+            arbiter.destroyForcibly();
+            arbiter.waitFor(30, TimeUnit.SECONDS);
+        }
         for (BrokerProcess process : processes) {
             if (process != null) {
                 process.close();

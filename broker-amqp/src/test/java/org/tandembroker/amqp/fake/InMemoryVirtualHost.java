@@ -17,7 +17,10 @@ import org.tandembroker.core.message.IncomingMessage;
 import org.tandembroker.core.queue.ConsumerTarget;
 import org.tandembroker.core.queue.Subscription;
 import org.tandembroker.core.queue.SubscriptionOptions;
+import org.tandembroker.core.security.ClientAccess;
+import org.tandembroker.core.security.Permission;
 import org.tandembroker.core.txn.LocalTransaction;
+import org.tandembroker.core.vhost.AddressKind;
 import org.tandembroker.core.vhost.Admission;
 import org.tandembroker.core.vhost.ClientConnection;
 import org.tandembroker.core.vhost.Destination;
@@ -161,7 +164,12 @@ public final class InMemoryVirtualHost implements VirtualHost {
     }
 
     @Override
-    public CompletableFuture<Destination> resolveDestination(String address) {
+    public CompletableFuture<Destination> resolveDestination(String address, AddressKind kind, ClientAccess access) {
+        try {
+            access.require(Permission.SEND, address);
+        } catch (BrokerException e) {
+            return CompletableFuture.failedFuture(e);
+        }
         if (unknownAddresses.contains(address)) {
             return CompletableFuture.failedFuture(new BrokerException(ErrorKind.NOT_FOUND,
                     "no queue or exchange '" + address + "' in virtual host " + name));
@@ -196,7 +204,13 @@ public final class InMemoryVirtualHost implements VirtualHost {
     }
 
     @Override
-    public CompletableFuture<Subscription> subscribe(String address, ConsumerTarget target, SubscriptionOptions options) {
+    public CompletableFuture<Subscription> subscribe(String address, ConsumerTarget target, SubscriptionOptions options,
+                                                     ClientAccess access) {
+        try {
+            access.require(Permission.CONSUME, address);
+        } catch (BrokerException e) {
+            return CompletableFuture.failedFuture(e);
+        }
         subscriptionRequests.add(new SubscriptionRequest(address, options));
         if (unknownAddresses.contains(address)) {
             return CompletableFuture.failedFuture(new BrokerException(ErrorKind.NOT_FOUND,

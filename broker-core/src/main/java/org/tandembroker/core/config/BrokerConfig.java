@@ -20,6 +20,10 @@ import java.util.Optional;
  * @param defaultVirtualHost     the virtual host a connection gets when its open.hostname names none
  * @param management             JMX, metrics and the disk watermark ({@link ManagementConfig#OFF} when the file
  *                               has no {@code <management>})
+ * @param security               the permissions file, the PLAIN policy and the failure delays
+ *                               ({@link SecurityConfig#DEFAULTS} when not given)
+ * @param onStoreFailure         what the broker does when a virtual host's store cannot serve on this node at
+ *                               start-up ({@code <virtualHosts onStoreFailure>})
  */
 public record BrokerConfig(Path sourceFile,
                            List<ListenerConfig> listeners,
@@ -30,12 +34,31 @@ public record BrokerConfig(Path sourceFile,
                            long messageMemoryBudget,
                            List<VirtualHostConfig> virtualHosts,
                            String defaultVirtualHost,
-                           ManagementConfig management) {
+                           ManagementConfig management,
+                           SecurityConfig security, OnStoreFailure onStoreFailure) {
+
+    /** What a starting broker does when a virtual host's store cannot serve on this node. */
+    public enum OnStoreFailure {
+        /** Stop with one line saying why and a non-zero exit code (a supervisor sees the failure). */
+        EXIT,
+        /** Stay up, report itself not ready (health endpoint, log) and tell clients why they are refused. */
+        STAY_UP
+    }
 
     public BrokerConfig {
+        onStoreFailure = onStoreFailure == null ? OnStoreFailure.EXIT : onStoreFailure;
         listeners = List.copyOf(listeners);
         virtualHosts = List.copyOf(virtualHosts);
         management = management == null ? ManagementConfig.OFF : management;
+        security = security == null ? SecurityConfig.DEFAULTS : security;
+    }
+
+    /** A configuration with the default security settings, stopping the broker when a store fails at start-up. */
+    public BrokerConfig(Path sourceFile, List<ListenerConfig> listeners, String advertisedClientAddress,
+                        Path usersFile, boolean anonymousEnabled, ConnectionLimits limits, long messageMemoryBudget,
+                        List<VirtualHostConfig> virtualHosts, String defaultVirtualHost, ManagementConfig management) {
+        this(sourceFile, listeners, advertisedClientAddress, usersFile, anonymousEnabled, limits, messageMemoryBudget,
+                virtualHosts, defaultVirtualHost, management, SecurityConfig.DEFAULTS, OnStoreFailure.EXIT);
     }
 
     /** A configuration without management (JMX, metrics and the disk watermark off). */
@@ -44,6 +67,24 @@ public record BrokerConfig(Path sourceFile,
                         List<VirtualHostConfig> virtualHosts, String defaultVirtualHost) {
         this(sourceFile, listeners, advertisedClientAddress, usersFile, anonymousEnabled, limits, messageMemoryBudget,
                 virtualHosts, defaultVirtualHost, ManagementConfig.OFF);
+    }
+
+    /** A configuration with these security settings that stops the broker when a store fails at start-up. */
+    public BrokerConfig(Path sourceFile, List<ListenerConfig> listeners, String advertisedClientAddress,
+                        Path usersFile, boolean anonymousEnabled, ConnectionLimits limits, long messageMemoryBudget,
+                        List<VirtualHostConfig> virtualHosts, String defaultVirtualHost, ManagementConfig management,
+                        SecurityConfig security) {
+        this(sourceFile, listeners, advertisedClientAddress, usersFile, anonymousEnabled, limits, messageMemoryBudget,
+                virtualHosts, defaultVirtualHost, management, security, OnStoreFailure.EXIT);
+    }
+
+    /** A configuration with the default security settings and this start-up policy. */
+    public BrokerConfig(Path sourceFile, List<ListenerConfig> listeners, String advertisedClientAddress,
+                        Path usersFile, boolean anonymousEnabled, ConnectionLimits limits, long messageMemoryBudget,
+                        List<VirtualHostConfig> virtualHosts, String defaultVirtualHost, ManagementConfig management,
+                        OnStoreFailure onStoreFailure) {
+        this(sourceFile, listeners, advertisedClientAddress, usersFile, anonymousEnabled, limits, messageMemoryBudget,
+                virtualHosts, defaultVirtualHost, management, SecurityConfig.DEFAULTS, onStoreFailure);
     }
 
     public Optional<VirtualHostConfig> virtualHost(String name) {

@@ -32,13 +32,14 @@ import java.util.regex.Pattern;
  *   <limits maxFrameSize="256KiB" maxMessageSize="100MiB" idleTimeout="60s"
  *           maxConnections="10000" linkCredit="500"/>        <!-- optional -->
  *   <memory messageBudget="128MiB"/>                         <!-- optional -->
- *   <virtualHosts default="default">                         <!-- required -->
+ *   <virtualHosts default="default" onStoreFailure="exit">   <!-- required -->
  *     <virtualHost name="default" file="vhosts/default.xml"/> <!-- at least one -->
  *   </virtualHosts>
  *   <management>                                             <!-- optional; absent: all off -->
  *     <jmx enabled="true" host="0.0.0.0" port="9001" rmiHostname="broker1.example.com"
  *          keyStore="jmx.p12" keyStoreType="PKCS12" keyStorePassword="changeit"/>
- *     <metrics enabled="true" host="0.0.0.0" port="9404"/>
+ *     <metrics enabled="true" host="127.0.0.1" port="9404" authentication="users"
+ *              keyStore="metrics.p12" keyStoreType="PKCS12" keyStorePassword="changeit"/>
  *     <disk watermark="1GiB" checkInterval="5s"/>
  *   </management>
  * </broker>
@@ -65,6 +66,8 @@ import java.util.regex.Pattern;
  *   <tr><td>memory@messageBudget</td><td>&gt;= 0 B</td><td>128MiB, at most an eighth of the maximum heap</td></tr>
  *   <tr><td>virtualHosts@default</td><td>a declared virtual host</td><td>the only virtual host, if there is
  *       one; required when there are several</td></tr>
+ *   <tr><td>virtualHosts@onStoreFailure</td><td>exit (stop with one line and exit code 1), stay-up (serve the
+ *       other hosts, report not ready, refuse this host's clients saying why)</td><td>exit</td></tr>
  *   <tr><td>virtualHost@name</td><td>unique, equal to the name in its file</td><td>required</td></tr>
  *   <tr><td>virtualHost@file</td><td>a virtual host file (see {@link VirtualHostConfigLoader})</td>
  *       <td>required</td></tr>
@@ -79,13 +82,22 @@ import java.util.regex.Pattern;
  *   <tr><td>jmx@keyStoreType</td><td>PKCS12, JKS</td><td>PKCS12</td></tr>
  *   <tr><td>jmx@keyStorePassword</td><td>text; required with keyStore</td><td>none</td></tr>
  *   <tr><td>metrics@enabled</td><td>true, false</td><td>true (when {@code <metrics>} is present)</td></tr>
- *   <tr><td>metrics@host</td><td>address to bind</td><td>0.0.0.0</td></tr>
+ *   <tr><td>metrics@host</td><td>address to bind (the metrics and health endpoint)</td><td>127.0.0.1</td></tr>
  *   <tr><td>metrics@port</td><td>1-65535, not the JMX port on the same host</td><td>9404</td></tr>
+ *   <tr><td>metrics@authentication</td><td>none, users (HTTP basic, a users-file user with role monitor or
+ *       admin; the probes /health/live and /health/ready stay open)</td><td>none</td></tr>
+ *   <tr><td>metrics@keyStore</td><td>an existing file: the endpoint serves HTTPS</td><td>none (HTTP)</td></tr>
+ *   <tr><td>metrics@keyStoreType</td><td>PKCS12, JKS</td><td>PKCS12</td></tr>
+ *   <tr><td>metrics@keyStorePassword</td><td>text; required with keyStore</td><td>none</td></tr>
  *   <tr><td>disk@watermark</td><td>a size; 0 = off</td><td>0 (off)</td></tr>
  *   <tr><td>disk@checkInterval</td><td>100ms to 1h</td><td>5s</td></tr>
  * </table>
  * Relative paths (usersFile, keyStore, virtual host files) resolve against the broker file's directory. Sizes
  * are {@link Units#BYTES_FORMAT}; durations {@link Units#DURATION_FORMAT}.
+ *
+ * <h2>Variables</h2>
+ * Any value may read {@code ${NAME}} or {@code ${NAME:-default}} from a system property or the environment
+ * ({@link ConfigVariables}); the result is validated like a value written in the file, and errors name the variable.
  *
  * <h2>Overrides</h2>
  * {@link #load(Path, Map)} accepts a few values from outside the file (tests, the launcher's {@code --port}):
@@ -103,6 +115,7 @@ public final class BrokerConfigLoader {
         return Math.min(DEFAULT_MESSAGE_BUDGET, Runtime.getRuntime().maxMemory() / 8);
     }
     public static final String DEFAULT_USERS_FILE = "users";
+    public static final String DEFAULT_PERMISSIONS_FILE = "permissions";
 
     private static final int MIN_FRAME_SIZE = 512; // AMQP 1.0 MIN-MAX-FRAME-SIZE
     private static final Pattern OVERRIDE = Pattern.compile("listeners\\.(.+)\\.(port|host)");
@@ -124,11 +137,20 @@ public final class BrokerConfigLoader {
      * @throws ConfigException if the file, an override or a virtual host file is invalid
      */
     public static BrokerConfig load(Path brokerXml, Map<String, String> overrides) throws ConfigException {
+        return load(brokerXml, overrides, ConfigVariables.SYSTEM);
+    }
+
+    /**
+     * Loads {@code brokerXml} (and its virtual host files) with some values replaced, their placeholders reading
+     * {@code variables} (see {@link ConfigVariables}).
+     */
+    public static BrokerConfig load(Path brokerXml, Map<String, String> overrides, ConfigVariables variables)
+            throws ConfigException {
         Path file = brokerXml.toAbsolutePath().normalize();
         Path base = file.getParent();
         Map<String, Map<String, String>> listenerOverrides = parseOverrides(file, overrides);
 
-        ConfigElement root = ConfigElement.parseRoot(file, "broker");
+        ConfigElement root = ConfigElement.parseRoot(file, "broker", variables);
         root.checkStructure(List.of(), List.of("listeners", "security", "limits", "memory", "virtualHosts",
                 "management"));
 
@@ -139,11 +161,15 @@ public final class BrokerConfigLoader {
         Optional<ConfigElement> security = root.optionalChild("security");
         Path usersFile = base.resolve(DEFAULT_USERS_FILE);
         boolean anonymous = false;
+        SecurityConfig securityConfig = new SecurityConfig(defaultPermissionsFile(base), false,
+                SecurityConfig.DEFAULT_FAILURE_DELAY, SecurityConfig.DEFAULT_FAILURE_DELAY_MAX);
         if (security.isPresent()) {
-            security.get().checkStructure(List.of("usersFile", "anonymous"), List.of());
+            security.get().checkStructure(List.of("usersFile", "anonymous", "permissionsFile",
+                    "allowPlainWithoutTls", "authFailureDelay", "authFailureDelayMax"), List.of());
             usersFile = existingFile(security.get(), "usersFile", base, DEFAULT_USERS_FILE,
                     "a readable users file (create one with bin/tandem-passwd)");
             anonymous = security.get().bool("anonymous", false);
+            securityConfig = securityConfig(security.get(), base);
         } else if (!Files.isReadable(usersFile)) {
             throw ConfigException.invalidValue(file, "security@usersFile", usersFile.toString(),
                     "a readable users file (create one with bin/tandem-passwd)");
@@ -160,13 +186,45 @@ public final class BrokerConfigLoader {
 
         ConfigElement hostsElement = root.requiredChild("virtualHosts",
                 "<virtualHosts> with one <virtualHost name=\"...\" file=\"...\"/> or more");
-        List<VirtualHostConfig> virtualHosts = virtualHosts(hostsElement, base);
+        List<VirtualHostConfig> virtualHosts = virtualHosts(hostsElement, base, variables);
         String defaultHost = defaultVirtualHost(hostsElement, virtualHosts);
+        BrokerConfig.OnStoreFailure onStoreFailure = switch (hostsElement.attribute("onStoreFailure")
+                .map(String::trim).orElse("exit")) {
+            case "exit" -> BrokerConfig.OnStoreFailure.EXIT;
+            case "stay-up" -> BrokerConfig.OnStoreFailure.STAY_UP;
+            default -> throw hostsElement.invalid("onStoreFailure",
+                    hostsElement.attribute("onStoreFailure").orElse(""), "exit, stay-up");
+        };
 
         ManagementConfig management = management(root.optionalChild("management"), base, listeners);
 
         return new BrokerConfig(file, listeners, advertised, usersFile, anonymous, limits, messageBudget,
-                virtualHosts, defaultHost, management);
+                virtualHosts, defaultHost, management, securityConfig, onStoreFailure);
+    }
+
+    /** {@code permissions} beside the broker file when it exists; else none (authorization off). */
+    private static Optional<Path> defaultPermissionsFile(Path base) {
+        Path candidate = base.resolve(DEFAULT_PERMISSIONS_FILE);
+        return Files.isRegularFile(candidate) ? Optional.of(candidate) : Optional.empty();
+    }
+
+    private static SecurityConfig securityConfig(ConfigElement element, Path base) throws ConfigException {
+        Optional<Path> permissions = element.attribute("permissionsFile").isPresent()
+                ? Optional.of(existingFile(element, "permissionsFile", base, null,
+                        "a readable permissions file (see etc/permissions)"))
+                : defaultPermissionsFile(base);
+        boolean allowPlain = element.bool("allowPlainWithoutTls", false);
+        Duration delay = element.duration("authFailureDelay", SecurityConfig.DEFAULT_FAILURE_DELAY);
+        if (delay.compareTo(Duration.ofMinutes(1)) > 0) {
+            throw element.invalid("authFailureDelay", element.attribute("authFailureDelay").orElse(""),
+                    "0 (no delays) or a duration up to 1min, e.g. 250ms");
+        }
+        Duration max = element.duration("authFailureDelayMax", SecurityConfig.DEFAULT_FAILURE_DELAY_MAX);
+        if (max.compareTo(delay) < 0 || max.compareTo(Duration.ofMinutes(1)) > 0) {
+            throw element.invalid("authFailureDelayMax", element.attribute("authFailureDelayMax").orElse(""),
+                    "a duration from authFailureDelay (" + delay.toMillis() + "ms) up to 1min, e.g. 5s");
+        }
+        return new SecurityConfig(permissions, allowPlain, delay, max);
     }
 
     private static Map<String, Map<String, String>> parseOverrides(Path file, Map<String, String> overrides)
@@ -195,7 +253,7 @@ public final class BrokerConfigLoader {
         List<ListenerConfig> listeners = new ArrayList<>();
         Map<String, String> hostPortOwners = new HashMap<>();
         for (ConfigElement listener : elements) {
-            listener.checkStructure(List.of("name", "host", "port"), List.of("tls"));
+            listener.checkStructure(List.of("name", "host", "port"), List.of("tls", "clientCertificates"));
             String name = listener.name("name");
             if (listeners.stream().anyMatch(l -> l.name().equals(name))) {
                 throw listener.invalid("name", name, "a name not used by another listener");
@@ -225,7 +283,17 @@ public final class BrokerConfigLoader {
                 tlsElement.get().checkStructure(List.of("keyStore", "keyStoreType", "keyStorePassword"), List.of());
                 tls = Optional.of(tls(tlsElement.get(), base));
             }
-            listeners.add(new ListenerConfig(name, host, port, tls));
+            Optional<ClientCertificateConfig> clientCertificates = Optional.empty();
+            Optional<ConfigElement> certificatesElement = listener.optionalChild("clientCertificates");
+            if (certificatesElement.isPresent()) {
+                if (tls.isEmpty()) {
+                    throw ConfigException.missing(listener.file(), listener.path() + "/tls",
+                            "<tls keyStore=\"...\" keyStorePassword=\"...\"/>: <clientCertificates> needs a TLS "
+                                    + "listener");
+                }
+                clientCertificates = Optional.of(clientCertificates(certificatesElement.get(), base));
+            }
+            listeners.add(new ListenerConfig(name, host, port, tls, clientCertificates));
         }
         for (String name : new TreeMap<>(overrides).keySet()) {
             if (listeners.stream().noneMatch(l -> l.name().equals(name))) {
@@ -251,6 +319,35 @@ public final class BrokerConfigLoader {
                     "the key store's password");
         }
         return new TlsConfig(keyStore, type, element.attribute("keyStorePassword").get());
+    }
+
+    private static ClientCertificateConfig clientCertificates(ConfigElement element, Path base)
+            throws ConfigException {
+        element.checkStructure(List.of("mode", "trustStore", "trustStoreType", "trustStorePassword", "userName"),
+                List.of());
+        String mode = element.attribute("mode").map(String::trim).orElse("optional");
+        if (!mode.equals("optional") && !mode.equals("required")) {
+            throw element.invalid("mode", mode, "optional (a client may present a certificate), required (a client "
+                    + "must)");
+        }
+        Path trustStore = existingFile(element, "trustStore", base, null, "a readable trust store file");
+        String type = element.attribute("trustStoreType").map(String::trim).orElse("PKCS12").toUpperCase(Locale.ROOT);
+        if (!type.equals("PKCS12") && !type.equals("JKS")) {
+            throw element.invalid("trustStoreType", element.attribute("trustStoreType").orElse(""), "PKCS12, JKS");
+        }
+        if (element.attribute("trustStorePassword").isEmpty()) {
+            throw ConfigException.missing(element.file(), element.attributePath("trustStorePassword"),
+                    "the trust store's password");
+        }
+        String userName = element.attribute("userName").map(String::trim).orElse("cn");
+        ClientCertificateConfig.UserName mapping = switch (userName.toLowerCase(Locale.ROOT)) {
+            case "cn" -> ClientCertificateConfig.UserName.CN;
+            case "dn" -> ClientCertificateConfig.UserName.DN;
+            default -> throw element.invalid("userName", userName,
+                    "cn (the subject's common name), dn (the whole subject, RFC 2253)");
+        };
+        return new ClientCertificateConfig(mode.equals("required"), trustStore, type,
+                element.attribute("trustStorePassword").get(), mapping);
     }
 
     private static String advertisedAddress(ConfigElement element, List<ListenerConfig> listeners)
@@ -326,10 +423,25 @@ public final class BrokerConfigLoader {
         Optional<ConfigElement> metricsElement = management.optionalChild("metrics");
         if (metricsElement.isPresent()) {
             ConfigElement e = metricsElement.get();
-            e.checkStructure(List.of("enabled", "host", "port"), List.of());
-            String host = bindHost(e);
+            e.checkStructure(List.of("enabled", "host", "port", "authentication", "keyStore", "keyStoreType",
+                    "keyStorePassword"), List.of());
+            String host = bindHost(e, ManagementConfig.Metrics.DEFAULT_HOST);
             int port = (int) e.integer("port", 1, 65535, ManagementConfig.DEFAULT_METRICS_PORT);
-            metrics = new ManagementConfig.Metrics(e.bool("enabled", true), host, port);
+            Optional<TlsConfig> tls = Optional.empty();
+            if (e.attribute("keyStore").isPresent()) {
+                tls = Optional.of(tls(e, base));
+            } else if (e.attribute("keyStorePassword").isPresent() || e.attribute("keyStoreType").isPresent()) {
+                throw ConfigException.missing(e.file(), e.attributePath("keyStore"),
+                        "a readable key store file when keyStoreType or keyStorePassword is given");
+            }
+            ManagementConfig.HttpAuthentication authentication = switch (e.attribute("authentication")
+                    .map(String::trim).orElse("none")) {
+                case "none" -> ManagementConfig.HttpAuthentication.NONE;
+                case "users" -> ManagementConfig.HttpAuthentication.USERS;
+                default -> throw e.invalid("authentication", e.attribute("authentication").orElse(""),
+                        "none, users (HTTP basic authentication of a users-file user with role monitor or admin)");
+            };
+            metrics = new ManagementConfig.Metrics(e.bool("enabled", true), host, port, tls, authentication);
             if (metrics.enabled()) {
                 checkPortFree(e, host, port, listeners, jmx.enabled() ? jmx : null);
             }
@@ -352,7 +464,11 @@ public final class BrokerConfigLoader {
     }
 
     private static String bindHost(ConfigElement element) throws ConfigException {
-        String host = element.attribute("host").map(String::trim).orElse("0.0.0.0");
+        return bindHost(element, "0.0.0.0");
+    }
+
+    private static String bindHost(ConfigElement element, String defaultHost) throws ConfigException {
+        String host = element.attribute("host").map(String::trim).orElse(defaultHost);
         if (!ConfigElement.isValidName(host)) {
             throw element.invalid("host", host, "an address or host name to bind, e.g. 0.0.0.0, 127.0.0.1, ::");
         }
@@ -394,8 +510,9 @@ public final class BrokerConfigLoader {
         return new ConnectionLimits(maxFrameSize, maxMessageSize, idleTimeout, maxConnections, linkCredit);
     }
 
-    private static List<VirtualHostConfig> virtualHosts(ConfigElement element, Path base) throws ConfigException {
-        element.checkStructure(List.of("default"), List.of("virtualHost"));
+    private static List<VirtualHostConfig> virtualHosts(ConfigElement element, Path base, ConfigVariables variables)
+            throws ConfigException {
+        element.checkStructure(List.of("default", "onStoreFailure"), List.of("virtualHost"));
         List<ConfigElement> elements = element.children("virtualHost");
         if (elements.isEmpty()) {
             throw ConfigException.missing(element.file(), "virtualHosts/virtualHost",
@@ -409,7 +526,7 @@ public final class BrokerConfigLoader {
                 throw host.invalid("name", name, "a name not used by another virtual host");
             }
             Path hostFile = existingFile(host, "file", base, null, "a readable virtual host file");
-            VirtualHostConfig config = VirtualHostConfigLoader.load(hostFile);
+            VirtualHostConfig config = VirtualHostConfigLoader.load(hostFile, variables);
             if (!config.name().equals(name)) {
                 throw ConfigException.invalidValue(config.sourceFile(), "virtualHost@name", config.name(),
                         "'" + name + "', the name " + element.file().getFileName() + " gives this file");

@@ -39,23 +39,25 @@ final class ConfigElement {
     private final Element element;
     private final String path;
     private final String childPrefix;
+    private final ConfigVariables variables;
     private final Map<String, String> overrideSources = new HashMap<>();
 
-    private ConfigElement(Path file, Element element, String path, String childPrefix) {
+    private ConfigElement(Path file, Element element, String path, String childPrefix, ConfigVariables variables) {
         this.file = file;
+        this.variables = variables;
         this.element = element;
         this.path = path;
         this.childPrefix = childPrefix;
     }
 
     /** Parses {@code file} securely and checks that its root element is {@code rootTag}. */
-    static ConfigElement parseRoot(Path file, String rootTag) throws ConfigException {
+    static ConfigElement parseRoot(Path file, String rootTag, ConfigVariables variables) throws ConfigException {
         Element root = SecureXml.parse(file).getDocumentElement();
         if (!root.getTagName().equals(rootTag)) {
             throw new ConfigException(file + ": root element <" + root.getTagName() + "> is not allowed; allowed: <"
                     + rootTag + ">");
         }
-        return new ConfigElement(file, root, rootTag, "");
+        return new ConfigElement(file, root, rootTag, "", variables);
     }
 
     Path file() {
@@ -68,7 +70,15 @@ final class ConfigElement {
 
     String attributePath(String attribute) {
         String source = overrideSources.get(attribute);
-        return path + "@" + attribute + (source == null ? "" : " (from override " + source + ")");
+        if (source != null) {
+            return path + "@" + attribute + " (from override " + source + ")";
+        }
+        return path + "@" + attribute + ConfigVariables.sourceNote(element.getAttribute(attribute));
+    }
+
+    /** This element's path, noting the variables its text reads: {@code store/nodeName (from ${TANDEM_NODE_NAME})}. */
+    String textPath() {
+        return path + ConfigVariables.sourceNote(rawText());
     }
 
     /**
@@ -169,7 +179,7 @@ final class ConfigElement {
     }
 
     /** The text directly inside this element (not inside its children), trimmed. */
-    String ownText() {
+    String ownText() throws ConfigException {
         StringBuilder text = new StringBuilder();
         NodeList nodes = element.getChildNodes();
         for (int i = 0; i < nodes.getLength(); i++) {
@@ -177,18 +187,26 @@ final class ConfigElement {
                 text.append(nodes.item(i).getNodeValue());
             }
         }
-        return text.toString().trim();
+        return variables.resolve(file, path, text.toString()).trim();
     }
 
-    /** The element's text, trimmed. */
-    String text() {
-        return element.getTextContent().trim();
+    /** The element's text, trimmed, its placeholders replaced (see {@link ConfigVariables}). */
+    String text() throws ConfigException {
+        return variables.resolve(file, path, element.getTextContent()).trim();
+    }
+
+    private String rawText() {
+        return element.getTextContent();
     }
 
     // ---- attribute readers ----
 
-    Optional<String> attribute(String attribute) {
-        return element.hasAttribute(attribute) ? Optional.of(element.getAttribute(attribute)) : Optional.empty();
+    /** The attribute's value with its placeholders replaced (see {@link ConfigVariables}), if present. */
+    Optional<String> attribute(String attribute) throws ConfigException {
+        if (!element.hasAttribute(attribute)) {
+            return Optional.empty();
+        }
+        return Optional.of(variables.resolve(file, attributePath(attribute), element.getAttribute(attribute)));
     }
 
     String requiredAttribute(String attribute, String allowed) throws ConfigException {
@@ -204,7 +222,7 @@ final class ConfigElement {
         if (!element.hasAttribute(attribute)) {
             throw ConfigException.missing(file, attributePath(attribute), NAME_RULE);
         }
-        String value = element.getAttribute(attribute);
+        String value = attribute(attribute).orElseThrow();
         if (!isValidName(value)) {
             throw invalid(attribute, value, NAME_RULE);
         }
@@ -324,7 +342,7 @@ final class ConfigElement {
                 ? child.getAttribute("name").trim()
                 : String.valueOf(position);
         String childPath = childPrefix + tag + (isNamedElement(child) ? "[" + label + "]" : "");
-        return new ConfigElement(file, child, childPath, childPath + "/");
+        return new ConfigElement(file, child, childPath, childPath + "/", variables);
     }
 
     /** Elements that repeat get a [name] or [position] suffix; single elements ({@code <limits>}) do not. */

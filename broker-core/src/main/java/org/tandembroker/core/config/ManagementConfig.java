@@ -38,14 +38,47 @@ public record ManagementConfig(Jmx jmx, Metrics metrics, DiskWatermark diskWater
     }
 
     /**
-     * The metrics endpoint: {@code http://HOST:PORT/metrics} in Prometheus' text format.
+     * The operators' HTTP endpoint: {@code /metrics} in Prometheus' text format and the health checks
+     * ({@code /health/live}, {@code /health/ready}, {@code /health}). Bound to loopback unless {@code host} says
+     * otherwise.
      *
-     * @param enabled whether it runs
-     * @param host    the address to bind
-     * @param port    the HTTP port
+     * @param enabled        whether it runs
+     * @param host           the address to bind (default 127.0.0.1)
+     * @param port           the HTTP (or HTTPS) port
+     * @param tls            key material when it serves HTTPS
+     * @param authentication who may read {@code /metrics} and {@code /health}; the probes {@code /health/live} and
+     *                       {@code /health/ready} answer everyone (they say up or down, nothing more)
      */
-    public record Metrics(boolean enabled, String host, int port) {
-        public static final Metrics OFF = new Metrics(false, "0.0.0.0", 9404);
+    public record Metrics(boolean enabled, String host, int port, Optional<TlsConfig> tls,
+                          HttpAuthentication authentication) {
+        public static final String DEFAULT_HOST = "127.0.0.1";
+        public static final Metrics OFF = new Metrics(false, DEFAULT_HOST, 9404);
+
+        public Metrics {
+            tls = tls == null ? Optional.empty() : tls;
+            authentication = authentication == null ? HttpAuthentication.NONE : authentication;
+        }
+
+        /** Plain HTTP without authentication. */
+        public Metrics(boolean enabled, String host, int port) {
+            this(enabled, host, port, Optional.empty(), HttpAuthentication.NONE);
+        }
+
+        /** {@code http} or {@code https}. */
+        public String scheme() {
+            return tls.isPresent() ? "https" : "http";
+        }
+    }
+
+    /** Who may read the HTTP endpoint's metrics and detailed health. */
+    public enum HttpAuthentication {
+        /** Everyone who reaches the port (bind it to loopback or a monitoring network). */
+        NONE,
+        /**
+         * HTTP basic authentication against the broker's users file: a user with a management role ({@code monitor}
+         * or {@code admin}), as for JMX. Use it with TLS: basic authentication sends the password in every request.
+         */
+        USERS
     }
 
     /**

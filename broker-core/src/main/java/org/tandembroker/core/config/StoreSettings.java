@@ -14,14 +14,38 @@ import java.util.Optional;
  * @param elements   the text of each simple child element, by element name (e.g. "storePath", "durability")
  * @param envConfig  the {@code <envConfig>} name/value pairs, in file order
  * @param repConfig  the {@code <repConfig>} name/value pairs, in file order
+ * @param sources    for elements whose text read variables, where it came from, e.g.
+ *                   {@code nodeName -> (from ${TANDEM_NODE_NAME})} (see {@link ConfigVariables})
  */
 public record StoreSettings(Path sourceFile, String type, Map<String, String> elements,
-                            List<NameValue> envConfig, List<NameValue> repConfig) {
+                            List<NameValue> envConfig, List<NameValue> repConfig, Map<String, String> sources) {
 
     public StoreSettings {
         elements = Map.copyOf(elements);
         envConfig = List.copyOf(envConfig);
         repConfig = List.copyOf(repConfig);
+        sources = Map.copyOf(sources);
+    }
+
+    /** Settings written in the file, without variables. */
+    public StoreSettings(Path sourceFile, String type, Map<String, String> elements, List<NameValue> envConfig,
+                         List<NameValue> repConfig) {
+        this(sourceFile, type, elements, envConfig, repConfig, Map.of());
+    }
+
+    /**
+     * {@code error} with each {@code <store/X>} it names followed by where X's value came from, when it read a
+     * variable: store factories validate elements without knowing of variables, so the broker calls this on their
+     * errors.
+     */
+    public ConfigException namingSources(ConfigException error) {
+        String message = error.getMessage();
+        String named = message;
+        for (Map.Entry<String, String> source : sources.entrySet()) {
+            named = named.replace("<store/" + source.getKey() + ">",
+                    "<store/" + source.getKey() + " " + source.getValue() + ">");
+        }
+        return named.equals(message) ? error : new ConfigException(named, error);
     }
 
     public Optional<String> text(String element) {

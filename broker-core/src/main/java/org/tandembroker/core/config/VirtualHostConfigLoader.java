@@ -91,8 +91,13 @@ public final class VirtualHostConfigLoader {
     }
 
     public static VirtualHostConfig load(Path virtualHostXml) throws ConfigException {
+        return load(virtualHostXml, ConfigVariables.SYSTEM);
+    }
+
+    /** Loads a virtual host file whose placeholders read {@code variables} (see {@link ConfigVariables}). */
+    public static VirtualHostConfig load(Path virtualHostXml, ConfigVariables variables) throws ConfigException {
         Path file = virtualHostXml.toAbsolutePath().normalize();
-        ConfigElement root = ConfigElement.parseRoot(file, "virtualHost");
+        ConfigElement root = ConfigElement.parseRoot(file, "virtualHost", variables);
         root.checkStructure(List.of("name"), List.of("store", "queues", "exchanges", "bindings"));
         String name = root.name("name");
 
@@ -138,6 +143,7 @@ public final class VirtualHostConfigLoader {
         Map<String, String> elements = new LinkedHashMap<>();
         List<NameValue> envConfig = new ArrayList<>();
         List<NameValue> repConfig = new ArrayList<>();
+        Map<String, String> sources = new LinkedHashMap<>();
         // Any simple child element is allowed (the store factory checks them), so checkStructure cannot list them.
         if (!element.ownText().isEmpty()) {
             throw new ConfigException(element.file() + ": <" + element.path() + "> contains text '"
@@ -159,10 +165,13 @@ public final class VirtualHostConfigLoader {
                         throw new ConfigException(element.file() + ": <" + child.path() + "> appears more than "
                                 + "once; allowed: at most once");
                     }
+                    if (!child.textPath().equals(child.path())) {
+                        sources.put(child.tag(), child.textPath().substring(child.path().length()).trim());
+                    }
                 }
             }
         }
-        return new StoreSettings(element.file(), type, elements, envConfig, repConfig);
+        return new StoreSettings(element.file(), type, elements, envConfig, repConfig, sources);
     }
 
     /** The simple children of a store's settings group, as {@code group/child} (the store checks the names). */

@@ -9,6 +9,8 @@ import java.util.Map;
 import java.util.ServiceLoader;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -30,7 +32,10 @@ import org.tandembroker.core.management.ManagementPlugin;
 import org.tandembroker.core.message.ContentBudget;
 import org.tandembroker.core.oplog.LogCode;
 import org.tandembroker.core.oplog.OperationalLog;
+import org.tandembroker.core.config.BrokerConfigLoader;
+import org.tandembroker.core.security.AccessControl;
 import org.tandembroker.core.security.Authenticator;
+import org.tandembroker.core.security.SecurityStatistics;
 import org.tandembroker.core.security.FileAuthenticator;
 import org.tandembroker.core.store.MessageStore;
 import org.tandembroker.core.store.MessageStoreFactory;
@@ -59,14 +64,19 @@ public final class Broker implements AutoCloseable {
     private final List<ManagementPlugin> managementPlugins = new ArrayList<>();
     private final List<String> boundAddresses = new ArrayList<>();
     private final AtomicBoolean closed = new AtomicBoolean();
+    private final BrokerReadiness readiness;
+    private final AccessControl accessControl;
 
     private Broker(BrokerConfig config, OperationalLog operationalLog, ExecutorService queuePool,
-                   ScheduledExecutorService housekeeping, BrokerVirtualHosts virtualHosts) {
+                   ScheduledExecutorService housekeeping, BrokerVirtualHosts virtualHosts,
+                   AccessControl accessControl) {
+        this.accessControl = accessControl;
         this.config = config;
         this.operationalLog = operationalLog;
         this.queuePool = queuePool;
         this.housekeeping = housekeeping;
         this.virtualHosts = virtualHosts;
+        this.readiness = new BrokerReadiness(List.copyOf(virtualHosts.all()), operationalLog);
     }
 
     /** Starts a broker and returns when it is ready (virtual hosts decided, listeners bound). */
@@ -74,12 +84,48 @@ public final class Broker implements AutoCloseable {
         return start(config, workDirectory, new OperationalLog());
     }
 
+    /**
+     * Starts a broker and returns once its listeners are bound and each virtual host's store has said whether this
+     * node serves. {@code BRK-1004 : Ready} follows when every virtual host serves or is a replica
+     * ({@link #isReady()}, {@link #ready()}), at once or later (a group member waiting for a master).
+     *
+     * @throws StartupFailure one line: a port that cannot be bound (checked before any store opens), a store that
+     *                        cannot serve on this node (unless {@code onStoreFailure="stay-up"})
+     * @throws ConfigException a virtual host's store settings are invalid
+     */
     public static Broker start(BrokerConfig config, Path workDirectory, OperationalLog operationalLog)
+            throws Exception {
+        try {
+            return startOrThrow(config, workDirectory, operationalLog);
+        } catch (ConfigException e) {
+            operationalLog.log(LogCode.BRK_1007, "configuration error: " + e.getMessage());
+            LOG.debug("Start-up failed", e);
+            throw e;
+        } catch (StartupFailure e) {
+            operationalLog.log(LogCode.BRK_1007, e.getMessage());
+            LOG.debug("Start-up failed", e);
+            throw e;
+        } catch (Exception | Error e) {
+            operationalLog.log(LogCode.BRK_1007, String.valueOf(e));
+            LOG.debug("Start-up failed", e);
+            throw e;
+        }
+    }
+
+    private static Broker startOrThrow(BrokerConfig config, Path workDirectory, OperationalLog operationalLog)
             throws Exception {
         operationalLog.log(LogCode.BRK_1001, version(), System.getProperty("java.version"),
                 "pid " + ProcessHandle.current().pid());
         operationalLog.log(LogCode.BRK_1006, config.sourceFile());
+        PortCheck.requireFree(config);
         Authenticator authenticator = FileAuthenticator.fromConfig(config);
+        SecurityStatistics securityStatistics = new SecurityStatistics();
+        AccessControl accessControl = config.security().permissionsFile().isPresent()
+                ? AccessControl.load(config.security().permissionsFile().get(), operationalLog, securityStatistics)
+                : AccessControl.unrestricted(operationalLog, securityStatistics, "no permissions file ("
+                        + config.sourceFile().resolveSibling(BrokerConfigLoader.DEFAULT_PERMISSIONS_FILE)
+                        + " does not exist and security@permissionsFile is not set): every authenticated user "
+                        + "may do everything");
         Map<String, MessageStoreFactory> storeFactories = storeFactories();
         int workers = Math.max(2, Runtime.getRuntime().availableProcessors());
         ExecutorService queuePool = Executors.newFixedThreadPool(workers, new NamedThreadFactory("queue-worker", true));
@@ -90,13 +136,20 @@ public final class Broker implements AutoCloseable {
         Map<String, BrokerVirtualHost> hosts = new LinkedHashMap<>();
         for (VirtualHostConfig vhc : config.virtualHosts()) {
             StoreContext context = new StoreContext(vhc.name(), workDirectory, config.advertisedClientAddress(),
-                    operationalLog);
+                    operationalLog, managementAddress(config));
             MessageStoreFactory factory = storeFactories.get(vhc.store().type());
             if (factory == null) {
+                queuePool.shutdown();
+                housekeeping.shutdown();
                 throw ConfigException.invalidValue(vhc.sourceFile(), "store@type", vhc.store().type(),
                         String.join(", ", new TreeSet<>(storeFactories.keySet())));
             }
-            MessageStore first = factory.create(vhc.store(), context);
+            MessageStore first;
+            try {
+                first = factory.create(vhc.store(), context);
+            } catch (ConfigException e) {
+                throw vhc.store().namingSources(e);
+            }
             hosts.put(vhc.name(), new BrokerVirtualHost(vhc, new StoreSupplier(first, factory, vhc, context),
                     operationalLog, contentBudget, queuePool, housekeeping));
         }
@@ -110,21 +163,39 @@ public final class Broker implements AutoCloseable {
         }
         BrokerVirtualHosts registry =
                 new BrokerVirtualHosts(hosts, config.defaultVirtualHost(), ownNames);
-        Broker broker = new Broker(config, operationalLog, queuePool, housekeeping, registry);
+        Broker broker = new Broker(config, operationalLog, queuePool, housekeeping, registry, accessControl);
         try {
             broker.startVirtualHosts();
             broker.startFrontEnds(new FrontEndContext(config, config.sourceFile().toAbsolutePath().getParent(),
-                    registry, authenticator, operationalLog));
+                    registry, authenticator, operationalLog, accessControl));
             broker.startManagement(new ManagementContext(config, workDirectory,
                     List.<ManagedVirtualHost>copyOf(registry.all()), authenticator,
-                    operationalLog));
+                    operationalLog, broker::isReady, accessControl));
         } catch (Exception | Error e) {
-            operationalLog.log(LogCode.BRK_1007, String.valueOf(e.getMessage()));
             broker.close();
             throw e;
         }
-        operationalLog.log(LogCode.BRK_1004);
+        broker.readiness.watch();
         return broker;
+    }
+
+    /**
+     * Where operators' tools reach this node's JMX connector: its rmiHostname, else its bind address unless a
+     * wildcard, else the host clients are told; null without JMX.
+     */
+    static String managementAddress(BrokerConfig config) {
+        var jmx = config.management().jmx();
+        if (!jmx.enabled()) {
+            return null;
+        }
+        String host = jmx.rmiHostname().orElse(null);
+        if (host == null && !jmx.host().equals("0.0.0.0") && !jmx.host().equals("::")) {
+            host = jmx.host();
+        }
+        if (host == null) {
+            host = hostOf(config.advertisedClientAddress());
+        }
+        return host == null ? null : host + ":" + jmx.port();
     }
 
     private static String hostOf(String hostPort) {
@@ -182,6 +253,13 @@ public final class Broker implements AutoCloseable {
             } catch (TimeoutException e) {
                 LOG.warn("Virtual host '{}' has not become active or passive within {}; continuing start-up",
                         host.name(), ROLE_WAIT);
+            } catch (ExecutionException e) {
+                String reason = "virtual host '" + host.name() + "' cannot serve on this node: "
+                        + host.standingReason();
+                if (config.onStoreFailure() == BrokerConfig.OnStoreFailure.EXIT) {
+                    throw new StartupFailure(reason, e.getCause());
+                }
+                LOG.warn("{}; staying up (onStoreFailure=\"stay-up\"): this node is not ready", reason);
             }
         }
     }
@@ -226,8 +304,23 @@ public final class Broker implements AutoCloseable {
                 .orElseThrow(() -> new IllegalArgumentException("no virtual host " + name));
     }
 
+    /** Whether every virtual host serves or is a replica in its group now (any thread). */
+    public boolean isReady() {
+        return readiness.isReady() && !closed.get();
+    }
+
+    /** Completes the first time the broker is ready ({@code BRK-1004}); never, if it never is. */
+    public CompletableFuture<Void> ready() {
+        return readiness.firstReady();
+    }
+
     public OperationalLog operationalLog() {
         return operationalLog;
+    }
+
+    /** The client permissions in force; {@link AccessControl#reload()} re-reads the permissions file. */
+    public AccessControl accessControl() {
+        return accessControl;
     }
 
     /** Stops accepting, closes connections, closes the stores. Idempotent. */

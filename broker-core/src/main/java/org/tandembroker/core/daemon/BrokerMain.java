@@ -8,10 +8,15 @@ import java.util.concurrent.CountDownLatch;
 import org.tandembroker.core.config.BrokerConfig;
 import org.tandembroker.core.config.BrokerConfigLoader;
 import org.tandembroker.core.config.ConfigException;
+import org.tandembroker.core.oplog.LogCode;
+import org.tandembroker.core.oplog.OperationalLog;
+import org.slf4j.LoggerFactory;
 
 /**
  * The daemon's entry point: {@code BrokerMain [--config etc/broker.xml] [--work DIR] [--port N]}.
- * Exit codes: 0 after a clean shutdown (SIGTERM), 1 start-up failure, 2 configuration error or bad arguments.
+ * Exit codes: 0 after a clean shutdown (SIGTERM), 1 start-up failure (a port in use, the work directory held by
+ * another broker, a store that cannot open), 2 configuration error or bad arguments. Every start-up failure is one
+ * line on standard error and in the log file ({@code BRK-1007}); its stack trace is logged at debug level only.
  */
 public final class BrokerMain {
     private BrokerMain() {
@@ -47,40 +52,76 @@ public final class BrokerMain {
             System.err.println("tandem: cannot create work directory " + work + ": " + e.getMessage());
             System.exit(1);
         }
+        OperationalLog operationalLog = new OperationalLog();
+        WorkDirectoryLock lock;
+        try {
+            lock = WorkDirectoryLock.acquire(work);
+        } catch (StartupFailure e) {
+            exit(operationalLog, false, 1, "start-up failed: ", e);
+            return;
+        }
         BrokerConfig config;
         try {
             config = BrokerConfigLoader.load(configFile, overrides);
         } catch (ConfigException e) {
-            System.err.println("tandem: configuration error: " + e.getMessage());
-            System.exit(2);
+            lock.close();
+            exit(operationalLog, false, 2, "configuration error: ", e);
             return;
         }
         Broker broker;
         try {
-            broker = Broker.start(config, work);
+            broker = Broker.start(config, work, operationalLog);
         } catch (ConfigException e) {
-            System.err.println("tandem: configuration error: " + e.getMessage());
-            System.exit(2);
+            lock.close();
+            exit(operationalLog, true, 2, "configuration error: ", e); // Broker.start logged BRK-1007
             return;
         } catch (Exception e) {
-            System.err.println("tandem: start-up failed: " + e);
-            e.printStackTrace();
-            System.exit(1);
+            lock.close();
+            exit(operationalLog, true, 1, "start-up failed: ", e);
             return;
         }
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             broker.close();
+            lock.close();
             stopped.countDown();
         }, "shutdown"));
-        System.out.println("Tandem broker ready; work directory " + work);
+        reloadPermissionsOnSighup(broker);
+        System.out.println("Tandem broker started; work directory " + work);
         for (String address : broker.boundAddresses()) {
             System.out.println("  listening on " + address);
         }
+        broker.ready().thenRun(() -> System.out.println("Tandem broker ready"));
         try {
             stopped.await();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        }
+    }
+
+    /**
+     * One line on standard error and, through the operational log, in {@code work/log/broker.log} (BRK-1007, unless
+     * {@link Broker#start} has logged it); the stack trace only at debug level.
+     */
+    private static void exit(OperationalLog operationalLog, boolean logged, int code, String prefix, Exception e) {
+        String line = e instanceof ConfigException || e instanceof StartupFailure
+                ? e.getMessage() : String.valueOf(e);
+        if (!logged) {
+            operationalLog.log(LogCode.BRK_1007, prefix + line);
+        }
+        LoggerFactory.getLogger(BrokerMain.class).debug("Start-up failed", e);
+        System.err.println("tandem: " + prefix + line);
+        System.exit(code);
+    }
+
+    /** {@code kill -HUP <pid>} re-reads the permissions file (the JMX operation reloadPermissions does the same). */
+    @SuppressWarnings("restriction")
+    private static void reloadPermissionsOnSighup(Broker broker) {
+        try {
+            sun.misc.Signal.handle(new sun.misc.Signal("HUP"), signal -> broker.accessControl().reload());
+        } catch (IllegalArgumentException | UnsupportedOperationException e) {
+            System.err.println("tandem: SIGHUP cannot reload the permissions file on this platform (" + e.getMessage()
+                    + "); use the JMX operation reloadPermissions");
         }
     }
 

@@ -33,32 +33,30 @@ public final class Uninterruptibly {
 
     /** Waits until every task of a shut-down executor has ended. */
     public static void awaitTermination(ExecutorService executor) {
-        boolean interrupted = false;
-        try {
-            while (true) {
-                try {
-                    if (executor.awaitTermination(1, TimeUnit.MINUTES)) {
-                        return;
-                    }
-                } catch (InterruptedException e) {
-                    interrupted = true;
-                }
-            }
-        } finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
-        }
+        until(() -> executor.awaitTermination(1, TimeUnit.MINUTES));
     }
 
     /** Waits until the thread has ended. */
     public static void join(Thread thread) {
+        until(() -> {
+            thread.join();
+            return true;
+        });
+    }
+
+    private interface Wait {
+        /** True when done; false to wait again. */
+        boolean done() throws InterruptedException;
+    }
+
+    private static void until(Wait wait) {
         boolean interrupted = false;
         try {
             while (true) {
                 try {
-                    thread.join();
-                    return;
+                    if (wait.done()) {
+                        return;
+                    }
                 } catch (InterruptedException e) {
                     interrupted = true;
                 }

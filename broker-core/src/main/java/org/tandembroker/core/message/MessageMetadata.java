@@ -12,19 +12,37 @@ package org.tandembroker.core.message;
  * @param expiresAtMillis absolute expiry (epoch millis), 0 = never
  * @param arrivalMillis   when the broker received it (epoch millis)
  * @param contentSize     size of the content in bytes
+ * @param properties      headers and application properties (selectors, groups, last-value keys); never null
  */
 public record MessageMetadata(String to, String subject, boolean persistent, int priority, long expiresAtMillis,
-                              long arrivalMillis, int contentSize) {
+                              long arrivalMillis, int contentSize, MessageProperties properties) {
+
+    public MessageMetadata {
+        properties = properties == null ? MessageProperties.NONE : properties;
+    }
+
+    /** Metadata without headers or application properties. */
+    public MessageMetadata(String to, String subject, boolean persistent, int priority, long expiresAtMillis,
+                           long arrivalMillis, int contentSize) {
+        this(to, subject, persistent, priority, expiresAtMillis, arrivalMillis, contentSize, MessageProperties.NONE);
+    }
 
     public boolean isExpired(long nowMillis) {
         return expiresAtMillis != 0 && nowMillis >= expiresAtMillis;
     }
 
     public MessageMetadata withArrival(long newArrivalMillis) {
-        return new MessageMetadata(to, subject, persistent, priority, expiresAtMillis, newArrivalMillis, contentSize);
+        return new MessageMetadata(to, subject, persistent, priority, expiresAtMillis, newArrivalMillis, contentSize,
+                properties);
+    }
+
+    public MessageMetadata withTo(String newTo) {
+        return new MessageMetadata(newTo, subject, persistent, priority, expiresAtMillis, arrivalMillis, contentSize,
+                properties);
     }
 
     public MessageMetadata withExpiry(long newExpiresAtMillis) {
-        return new MessageMetadata(to, subject, persistent, priority, newExpiresAtMillis, arrivalMillis, contentSize);
+        return new MessageMetadata(to, subject, persistent, priority, newExpiresAtMillis, arrivalMillis, contentSize,
+                properties);
     }
 }

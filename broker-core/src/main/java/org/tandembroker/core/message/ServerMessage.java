@@ -16,6 +16,8 @@ public final class ServerMessage {
     private final long id;
     private final MessageMetadata metadata;
     private final boolean stored;
+    /** The connection it was published on (for no-local), or null: not stored, so null after a restart. */
+    private final String publisherConnection;
     private static final AtomicIntegerFieldUpdater<ServerMessage> REFERENCES =
             AtomicIntegerFieldUpdater.newUpdater(ServerMessage.class, "references");
 
@@ -25,10 +27,21 @@ public final class ServerMessage {
     private volatile ContentBudget budget;
 
     public ServerMessage(long id, MessageMetadata metadata, byte[] content, boolean stored) {
+        this(id, metadata, content, stored, null);
+    }
+
+    public ServerMessage(long id, MessageMetadata metadata, byte[] content, boolean stored,
+                         String publisherConnection) {
         this.id = id;
         this.metadata = metadata;
         this.content = content;
         this.stored = stored;
+        this.publisherConnection = publisherConnection;
+    }
+
+    /** The connection the message was published on, when known (see {@link IncomingMessage}). */
+    public String publisherConnection() {
+        return publisherConnection;
     }
 
     public long id() {

@@ -14,8 +14,9 @@ public enum LogCode {
     BRK_1005("BRK-1005", "Stopped"),
     BRK_1006("BRK-1006", "Configuration : {0}"),
     BRK_1007("BRK-1007", "Startup failed : {0}"),
+    BRK_1008("BRK-1008", "Not ready : {0}"),
     /** A TLS listener's key store file changed: reloaded (new connections get it), or kept the previous key. */
-    BRK_1008("BRK-1008", "Certificate : {0}"),
+    BRK_1009("BRK-1009", "Certificate : {0}"),
 
     VHT_1001("VHT-1001", "Created : {0}"),
     VHT_1002("VHT-1002", "Activated : {0}"),
@@ -45,6 +46,15 @@ public enum LogCode {
     CON_1003("CON-1003", "Refused : {0} : {1}"),
     CON_1004("CON-1004", "Authentication failed : {0} : {1}"),
     CON_1005("CON-1005", "Protocol error : {0} : {1}"),
+
+    /** A client was refused something the permissions file does not grant it. */
+    SEC_1001("SEC-1001", "Access denied : {0} : {1}"),
+    /** The permissions file was read (at startup or on a reload). */
+    SEC_1002("SEC-1002", "Permissions loaded : {0} : {1}"),
+    /** A reload found mistakes; the rules in force stay as they were. */
+    SEC_1003("SEC-1003", "Permissions reload failed, previous rules kept : {0}"),
+    /** No permissions file is configured or present: every authenticated user may do everything. */
+    SEC_1004("SEC-1004", "Authorization off : {0}"),
 
     HA_1001("HA-1001", "Role changed : {0} : node {1} is now {2}"),
     HA_1002("HA-1002", "Designated primary : node {0} : {1}"),

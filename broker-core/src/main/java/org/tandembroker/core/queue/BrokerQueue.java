@@ -5,12 +5,14 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.tandembroker.core.BrokerException;
 import org.tandembroker.core.ErrorKind;
 import org.tandembroker.core.config.QueueConfig;
 import org.tandembroker.core.exec.SerialExecutor;
+import org.tandembroker.core.message.MessageMetadata;
 import org.tandembroker.core.message.ServerMessage;
 import org.tandembroker.core.oplog.LogCode;
 import org.tandembroker.core.store.StoreTransaction;
@@ -43,6 +45,9 @@ public final class BrokerQueue {
     private final QueueDepth depth;
     private final EntryRemoval removal;
     private final AtomicLong unrecordedRemovals = new AtomicLong();
+    private final LongAdder browsed = new LongAdder();
+    /** What a subscription queue takes from its exchange (its subscriber's selector, no-local); set by subscribers. */
+    private volatile MessageFilter admission = MessageFilter.ALL;
 
     // Owned by executor.
     private final EntryList entries;
@@ -117,12 +122,35 @@ public final class BrokerQueue {
         return depth.dequeuedBytes();
     }
 
+    /** Copies delivered to browsers (since the queue was created or recovered on this node). */
+    public long browsedTotal() {
+        return browsed.sum();
+    }
+
+    void countBrowsed() {
+        browsed.increment();
+    }
+
     /** Number of attached consumers (read from any thread; approximate). */
     public int consumerCount() {
         return dispatcher.count();
     }
 
     // ---- publishing (any thread) ----
+
+    /**
+     * Restricts what an exchange routes to this queue (a topic subscription's queue takes only what its subscriber
+     * selects; the rest is never enqueued). Any thread.
+     */
+    public void admitOnly(MessageFilter filter) {
+        admission = filter;
+    }
+
+    /** Whether an exchange should route a message with {@code metadata}, published on that connection, here. */
+    public boolean admits(MessageMetadata metadata, String publisherConnection) {
+        MessageFilter filter = admission;
+        return filter.isAll() || filter.accepts(metadata, publisherConnection, 0);
+    }
 
     /**
      * Reserves room for one message of {@code bytes}, or fails with RESOURCE_LIMIT_EXCEEDED when the queue is
@@ -227,8 +255,25 @@ public final class BrokerQueue {
 
     // ---- consumers (executor) ----
 
-    /** Attaches a consumer; completes on the queue's executor. */
+    /** Attaches a consumer that takes every message; completes on the queue's executor. */
     public CompletableFuture<Subscription> subscribe(ConsumerTarget target, boolean preSettled) {
+        return subscribe(target, preSettled, MessageFilter.ALL);
+    }
+
+    /**
+     * Attaches a consumer that takes only the messages {@code filter} accepts (the others stay for other consumers);
+     * completes on the queue's executor.
+     */
+    public CompletableFuture<Subscription> subscribe(ConsumerTarget target, boolean preSettled, MessageFilter filter) {
+        return subscribe(target, preSettled, filter, false);
+    }
+
+    /**
+     * Attaches a consumer, or with {@code browsing} a browser, which is delivered copies of the entries its filter
+     * accepts, in queue order, without taking them; completes on the queue's executor.
+     */
+    public CompletableFuture<Subscription> subscribe(ConsumerTarget target, boolean preSettled, MessageFilter filter,
+                                                     boolean browsing) {
         CompletableFuture<Subscription> result = new CompletableFuture<>();
         executor.execute(() -> {
             if (deleted) {
@@ -236,7 +281,7 @@ public final class BrokerQueue {
                         "queue '" + name() + "' was deleted"));
                 return;
             }
-            QueueConsumer consumer = new QueueConsumer(this, target, preSettled);
+            QueueConsumer consumer = new QueueConsumer(this, target, preSettled, filter, browsing);
             dispatcher.add(consumer);
             result.complete(consumer);
         });

@@ -36,6 +36,9 @@ final class Dispatcher {
 
     void add(QueueConsumer consumer) {
         assert executor.inExecutor() : executor;
+        if (!consumer.filter.isAll() || consumer.browsing) {
+            consumer.cursor = entries.openCursor(consumer.filter);
+        }
         consumers.add(consumer);
     }
 
@@ -47,6 +50,10 @@ final class Dispatcher {
         assert executor.inExecutor() : executor;
         consumer.closed = true;
         consumers.remove(consumer);
+        if (consumer.cursor != null) {
+            entries.closeCursor(consumer.cursor);
+            consumer.cursor = null;
+        }
         for (QueueConsumer.Outgoing pending : consumer.outbox) {
             queue.returnEntry(pending.entry(), consumer, false, false);
         }
@@ -89,13 +96,17 @@ final class Dispatcher {
                 withoutWork++;
                 continue;
             }
-            QueueEntry entry = nextAvailable(consumer, now);
+            QueueEntry entry = consumer.browsing ? nextUnexpired(consumer, now) : nextAvailable(consumer, now);
             if (entry == null) {
                 withoutWork++;
                 continue;
             }
             withoutWork = 0;
-            handOver(entry, consumer);
+            if (consumer.browsing) {
+                copyTo(entry, consumer);
+            } else {
+                handOver(entry, consumer);
+            }
         }
         for (QueueConsumer consumer : consumers) { // completeDrainIfDone never changes the list
             completeDrainIfDone(consumer);
@@ -109,6 +120,28 @@ final class Dispatcher {
             candidate = entries.takeNext(consumer);
         }
         return candidate;
+    }
+
+    /** A browser's next entry; expired ones are passed over (the expiry sweep or a consumer removes them). */
+    private QueueEntry nextUnexpired(QueueConsumer browser, long now) {
+        QueueEntry candidate = entries.browseNext(browser);
+        while (candidate != null && candidate.isExpired(now)) {
+            candidate = entries.browseNext(browser);
+        }
+        return candidate;
+    }
+
+    /** A copy of an entry for a browser: the entry stays available to consumers. */
+    private void copyTo(QueueEntry entry, QueueConsumer browser) {
+        browser.credit--;
+        queue.countBrowsed();
+        CompletableFuture<byte[]> content = entry.message.content(host::loadContent);
+        browser.outbox.addLast(new QueueConsumer.Outgoing(entry, content));
+        if (content.isDone()) {
+            flushOutbox(browser);
+        } else {
+            content.whenComplete((bytes, failure) -> executor.execute(() -> flushOutbox(browser)));
+        }
     }
 
     private void handOver(QueueEntry entry, QueueConsumer consumer) {
@@ -138,12 +171,18 @@ final class Dispatcher {
             try {
                 bytes = next.content().join();
             } catch (RuntimeException e) {
+                if (consumer.browsing) {
+                    // Consumed (and removed from the store) while its copy was being read: nothing to browse.
+                    LOG.debug("Browsed message {} of queue '{}' left meanwhile: {}", entry.message.id(), queue.name(),
+                            e.toString());
+                    continue;
+                }
                 LOG.error("Could not read message {} of queue '{}' from the store; it stays on the queue",
                         entry.message.id(), queue.name(), e);
                 queue.returnEntry(entry, consumer, false, false);
                 continue;
             }
-            if (consumer.preSettled) {
+            if (consumer.preSettled && !consumer.browsing) {
                 consumer.unsettled.remove(entry);
                 queue.removeEntry(entry);
             }

@@ -47,8 +47,8 @@ final class EntryDelivery implements Delivery {
 
     @Override
     public CompletableFuture<Void> accept(LocalTransaction transaction) {
-        if (consumer.preSettled || !settled.compareAndSet(false, true)) {
-            return CompletableFuture.completedFuture(null);
+        if (consumer.preSettled || consumer.browsing || !settled.compareAndSet(false, true)) {
+            return CompletableFuture.completedFuture(null); // a browser's copy: nothing to settle
         }
         if (transaction != null) {
             return queue.acceptInTransaction(entry, consumer, transaction);
@@ -60,21 +60,21 @@ final class EntryDelivery implements Delivery {
 
     @Override
     public void release() {
-        if (!consumer.preSettled && settled.compareAndSet(false, true)) {
+        if (!consumer.preSettled && !consumer.browsing && settled.compareAndSet(false, true)) {
             queue.executor().execute(() -> queue.returnEntry(entry, consumer, false, false));
         }
     }
 
     @Override
     public void modified(boolean deliveryFailed, boolean undeliverableHere) {
-        if (!consumer.preSettled && settled.compareAndSet(false, true)) {
+        if (!consumer.preSettled && !consumer.browsing && settled.compareAndSet(false, true)) {
             queue.executor().execute(() -> queue.modified(entry, consumer, deliveryFailed, undeliverableHere));
         }
     }
 
     @Override
     public void reject() {
-        if (!consumer.preSettled && settled.compareAndSet(false, true)) {
+        if (!consumer.preSettled && !consumer.browsing && settled.compareAndSet(false, true)) {
             queue.executor().execute(() -> queue.rejected(entry, consumer));
         }
     }

@@ -13,6 +13,11 @@ final class QueueConsumer implements Subscription {
     final BrokerQueue queue;
     final ConsumerTarget target;
     final boolean preSettled;
+    final MessageFilter filter;
+    /** A browser: entries are delivered as copies, never acquired, and its settlements change nothing. */
+    final boolean browsing;
+    /** This consumer's place in the entries when it has a filter or browses; null otherwise. */
+    EntryList.Cursor cursor;
     int credit;
     boolean drainRequested;
     boolean closed;
@@ -25,9 +30,16 @@ final class QueueConsumer implements Subscription {
     }
 
     QueueConsumer(BrokerQueue queue, ConsumerTarget target, boolean preSettled) {
+        this(queue, target, preSettled, MessageFilter.ALL, false);
+    }
+
+    QueueConsumer(BrokerQueue queue, ConsumerTarget target, boolean preSettled, MessageFilter filter,
+                  boolean browsing) {
         this.queue = queue;
         this.target = target;
         this.preSettled = preSettled;
+        this.filter = filter;
+        this.browsing = browsing;
     }
 
     @Override

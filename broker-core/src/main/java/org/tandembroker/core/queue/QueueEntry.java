@@ -19,6 +19,9 @@ final class QueueEntry {
     /** The last consumer that settled this entry as modified(delivery-failed). */
     QueueConsumer explicitlyFailedBy;
     Set<QueueConsumer> refusedBy;
+    /** Neighbours while this is a new entry in {@link EntryList}'s list; null otherwise. */
+    QueueEntry previous;
+    QueueEntry next;
 
     QueueEntry(long sequence, ServerMessage message, long expiresAtMillis) {
         this.sequence = sequence;

@@ -20,15 +20,16 @@ import org.tandembroker.core.config.ConfigException;
 
 /**
  * The users file ({@code etc/users}): one user per line, {@code name:hash[:loopback-only][:role=admin|monitor]},
- * where {@code hash} is a {@link PasswordHash} ({@code pbkdf2-sha256:<iterations>:<salt>:<hash>}) and the options
+ * where {@code hash} is a {@link PasswordHash} (SCRAM credentials {@code scram-sha-256:...:scram-sha-512:...}, or
+ * the earlier PLAIN-only {@code pbkdf2-sha256:<iterations>:<salt>:<hash>}) and the options
  * after it may come in any order, each at most once. {@code role=} gives the user a {@link ManagementRole} for
  * JMX; a user without one has no management access. Lines starting with {@code #} and blank lines are comments.
  * A user name appears once.
  * <pre>
  * # the default user, usable from this machine only
- * guest:pbkdf2-sha256:20000:V1m2...==:q8Zx...=:loopback-only
+ * guest:scram-sha-256:20000:V1m2...==:q8Zx...=:k2Pq...=:scram-sha-512:20000:...:loopback-only
  * # an operator with full JMX access
- * ops:pbkdf2-sha256:20000:Qk4c...==:9dLe...=:role=admin
+ * ops:scram-sha-256:20000:Qk4c...==:9dLe...=:...:role=admin
  * </pre>
  * The broker reads it once at startup. {@link UserAdmin} edits it, keeping comments and the order of lines.
  * <p>Immutable and thread-safe; the {@code with...} methods return a changed copy.
@@ -37,8 +38,8 @@ public final class UsersFile {
 
     public static final String LOOPBACK_ONLY = "loopback-only";
     public static final String ROLE_OPTION = "role=";
-    public static final String LINE_FORMAT = "name:" + PasswordHash.FORMAT + "[:" + LOOPBACK_ONLY + "][:" + ROLE_OPTION
-            + "admin|monitor]";
+    public static final String LINE_FORMAT = "name:<password entry written by tandem-passwd: scram-sha-256:..."
+            + ":scram-sha-512:... or pbkdf2-sha256:...>[:" + LOOPBACK_ONLY + "][:" + ROLE_OPTION + "admin|monitor]";
     private static final String OPTIONS = LOOPBACK_ONLY + ", " + ROLE_OPTION + "admin, " + ROLE_OPTION + "monitor";
 
     private final Path file;
@@ -97,23 +98,28 @@ public final class UsersFile {
     private static UserAccount parseLine(Path file, int lineNumber, String text) throws ConfigException {
         String where = file + ":" + lineNumber + ": ";
         String[] parts = text.split(":", -1);
-        if (parts.length < 5) {
+        if (parts.length < 2) {
             throw new ConfigException(where + "not a user line; allowed: " + LINE_FORMAT);
         }
         String name = parts[0];
         if (!UserAccount.isValidName(name)) {
             throw new ConfigException(where + "invalid user name '" + name + "'; allowed: " + UserAccount.NAME_RULE);
         }
+        int hashFields = PasswordHash.fieldCount(parts, 1);
+        if (hashFields == 0) {
+            throw new ConfigException(where + "not a user line (no password entry after the name '" + name
+                    + "'); allowed: " + LINE_FORMAT);
+        }
         PasswordHash hash;
         try {
-            hash = PasswordHash.decode(String.join(":", parts[1], parts[2], parts[3], parts[4]));
+            hash = PasswordHash.decode(String.join(":", java.util.Arrays.copyOfRange(parts, 1, 1 + hashFields)));
         } catch (IllegalArgumentException e) {
             throw new ConfigException(where + "user '" + name + "' has an invalid password hash (" + e.getMessage()
                     + "); allowed: " + LINE_FORMAT);
         }
         boolean loopbackOnly = false;
         ManagementRole role = null;
-        for (int i = 5; i < parts.length; i++) {
+        for (int i = 1 + hashFields; i < parts.length; i++) {
             String option = parts[i];
             if (option.equals(LOOPBACK_ONLY) && !loopbackOnly) {
                 loopbackOnly = true;

@@ -23,4 +23,16 @@ public interface StoreRoleListener {
      * @param reason                  one line for the operational log
      */
     CompletableFuture<Void> becamePassive(Optional<String> activeNodeClientAddress, String reason);
+
+    /**
+     * The store cannot serve on this node at all: it did not open (its directory is in use, its files are damaged,
+     * its node is refused by its group) or it stopped for good. The virtual host stops serving, tells clients why
+     * without sending them to another node, and reports itself failed; a broker that is starting stops with
+     * {@code reason} unless it is configured to stay up.
+     *
+     * @param reason one line for the operator, naming what to fix
+     */
+    default CompletableFuture<Void> failed(String reason) {
+        return becamePassive(Optional.empty(), reason);
+    }
 }

@@ -14,6 +14,8 @@ import org.tandembroker.core.queue.BrokerQueue;
 import org.tandembroker.core.queue.ConsumerTarget;
 import org.tandembroker.core.queue.Subscription;
 import org.tandembroker.core.queue.SubscriptionOptions;
+import org.tandembroker.core.security.ClientAccess;
+import org.tandembroker.core.security.Permission;
 import org.tandembroker.core.txn.LocalTransaction;
 
 /**
@@ -22,6 +24,9 @@ import org.tandembroker.core.txn.LocalTransaction;
  * parts it uses; any thread.
  */
 final class AddressResolver {
+    /** Where a topic that names no exchange is published and subscribed. */
+    static final String TOPIC_EXCHANGE = "amq.topic";
+
     private final VirtualHostConfig config;
     private final ServingStatus status;
     private final Topology topology;
@@ -34,11 +39,16 @@ final class AddressResolver {
         this.publisher = publisher;
     }
 
-    CompletableFuture<Destination> resolveDestination(String address) {
+    CompletableFuture<Destination> resolveDestination(String address, AddressKind kind, ClientAccess access) {
         try {
             status.requireActive();
             if (address == null || address.isEmpty()) {
                 throw new BrokerException(ErrorKind.INVALID_FIELD, "an empty address names no queue or exchange");
+            }
+            access.require(Permission.SEND, address);
+            if (kind == AddressKind.TOPIC) {
+                ExchangeAddress ea = topicAddress(address);
+                return CompletableFuture.completedFuture(new ExchangeDestination(address, ea.exchange(), ea.key()));
             }
             BrokerQueue queue = topology.queue(address);
             if (queue != null) {
@@ -49,24 +59,30 @@ final class AddressResolver {
                 ExchangeAddress ea = exchangeAddress.get();
                 return CompletableFuture.completedFuture(new ExchangeDestination(address, ea.exchange(), ea.key()));
             }
-            return autoCreatedQueue(address).thenApply(q -> new QueueDestination(address, q));
+            return autoCreatedQueue(address, access).thenApply(q -> new QueueDestination(address, q));
         } catch (BrokerException e) {
             return CompletableFuture.failedFuture(e);
         }
     }
 
-    CompletableFuture<Subscription> subscribe(String address, ConsumerTarget target, SubscriptionOptions options) {
+    CompletableFuture<Subscription> subscribe(String address, ConsumerTarget target, SubscriptionOptions options,
+                                              ClientAccess access) {
         try {
             status.requireActive();
+            access.require(Permission.CONSUME, address);
+            if (options.kind() == AddressKind.TOPIC) {
+                return subscribeToExchange(topicAddress(address), target, options);
+            }
             BrokerQueue queue = topology.queue(address);
             if (queue != null) {
-                return queue.subscribe(target, options.preSettled());
+                return queue.subscribe(target, options.preSettled(), options.filter(), options.browsing());
             }
             Optional<ExchangeAddress> exchangeAddress = exchangeAddress(address);
             if (exchangeAddress.isPresent()) {
                 return subscribeToExchange(exchangeAddress.get(), target, options);
             }
-            return autoCreatedQueue(address).thenCompose(q -> q.subscribe(target, options.preSettled()));
+            return autoCreatedQueue(address, access)
+                    .thenCompose(q -> q.subscribe(target, options.preSettled(), options.filter(), options.browsing()));
         } catch (BrokerException e) {
             return CompletableFuture.failedFuture(e);
         }
@@ -74,6 +90,20 @@ final class AddressResolver {
 
     /** An exchange address: the exchange and the routing or binding key it fixes (null: none). */
     private record ExchangeAddress(Exchange exchange, String key) {
+    }
+
+    /** A topic's address: an exchange address as written, or else {@code amq.topic} keyed by the address. */
+    private ExchangeAddress topicAddress(String address) {
+        Optional<ExchangeAddress> explicit = exchangeAddress(address);
+        if (explicit.isPresent()) {
+            return explicit.get();
+        }
+        Exchange topics = topology.exchange(TOPIC_EXCHANGE);
+        if (topics == null) {
+            throw new BrokerException(ErrorKind.NOT_FOUND, "topic '" + address + "' needs exchange '"
+                    + TOPIC_EXCHANGE + "', which virtual host '" + config.name() + "' does not have");
+        }
+        return new ExchangeAddress(topics, address);
     }
 
     private Optional<ExchangeAddress> exchangeAddress(String address) {
@@ -91,12 +121,13 @@ final class AddressResolver {
         return Optional.empty();
     }
 
-    private CompletableFuture<BrokerQueue> autoCreatedQueue(String address) {
+    private CompletableFuture<BrokerQueue> autoCreatedQueue(String address, ClientAccess access) {
         if (!config.autoCreateQueues()) {
             return CompletableFuture.failedFuture(new BrokerException(ErrorKind.NOT_FOUND,
                     "no queue or exchange named '" + address + "' in virtual host '" + config.name()
                             + "' (auto-create is off)"));
         }
+        access.require(Permission.CREATE, address);
         return topology.declareQueue(config.queueDefaults().named(address), false);
     }
 
@@ -112,8 +143,11 @@ final class AddressResolver {
         QueueConfig defaults = config.queueDefaults();
         QueueConfig qc = new QueueConfig(queueName, durable, defaults.maxDepthMessages(), defaults.maxDepthBytes(),
                 defaults.messageTtlMillis(), defaults.maxDeliveries(), defaults.deadLetterQueue());
-        return topology.declareQueue(qc, !durable).thenCompose(queue -> topology.bindIfAbsent(exchange, queue, key)
-                .thenCompose(bound -> queue.subscribe(target, options.preSettled())));
+        return topology.declareQueue(qc, !durable).thenCompose(queue -> {
+            queue.admitOnly(options.filter()); // before the binding: nothing unselected reaches a new queue
+            return topology.bindIfAbsent(exchange, queue, key)
+                    .thenCompose(bound -> queue.subscribe(target, options.preSettled(), options.filter()));
+        });
     }
 
     /** A queue's address: every message goes to that queue. */
@@ -157,7 +191,9 @@ final class AddressResolver {
         @Override
         public CompletableFuture<PublishResult> publish(IncomingMessage message, LocalTransaction transaction) {
             String key = fixedKey != null ? fixedKey : message.metadata().subject();
-            return publisher.publish(exchange.route(key), address, message, transaction);
+            List<BrokerQueue> targets = exchange.route(key);
+            targets.removeIf(q -> !q.admits(message.metadata(), message.publisherConnection()));
+            return publisher.publish(targets, address, message, transaction);
         }
     }
 }

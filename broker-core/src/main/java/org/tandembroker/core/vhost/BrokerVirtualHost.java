@@ -17,7 +17,9 @@ import org.tandembroker.core.queue.BrokerQueue;
 import org.tandembroker.core.queue.ConsumerTarget;
 import org.tandembroker.core.queue.Subscription;
 import org.tandembroker.core.queue.SubscriptionOptions;
+import org.tandembroker.core.security.ClientAccess;
 import org.tandembroker.core.store.MessageStore;
+import org.tandembroker.core.store.replication.MemberState;
 import org.tandembroker.core.txn.LocalTransaction;
 import org.tandembroker.core.txn.StoreBackedTransaction;
 
@@ -91,7 +93,42 @@ public final class BrokerVirtualHost implements VirtualHost, ManagedVirtualHost 
         return topology.exchangesSnapshot();
     }
 
-    /** Completes with ACTIVE or PASSIVE once the store has first said which this node is. */
+    /**
+     * Whether this host does its part on this node (any thread): serving, a replica of its group, waiting, failed
+     * (its store cannot serve here) or stopped.
+     */
+    @Override
+    public VirtualHostStanding standing() {
+        VirtualHostState state = status.state();
+        if (state == VirtualHostState.ACTIVE) {
+            return VirtualHostStanding.SERVING;
+        }
+        if (state == VirtualHostState.STOPPED) {
+            return VirtualHostStanding.STOPPED;
+        }
+        if (status.failure() != null) {
+            return VirtualHostStanding.FAILED;
+        }
+        boolean replica = store.get().flatMap(MessageStore::replication)
+                .map(control -> control.nodeState() == MemberState.REPLICA).orElse(false);
+        return replica ? VirtualHostStanding.REPLICA : VirtualHostStanding.WAITING;
+    }
+
+    /** Why this host does not serve (the store's last reason, or its failure), or "serving" (any thread). */
+    @Override
+    public String standingReason() {
+        return status.reason();
+    }
+
+    /** Runs {@code observer} (on the host's life-cycle thread) after every change of serving state. */
+    public void onStandingChange(Runnable observer) {
+        status.onChange(observer);
+    }
+
+    /**
+     * Completes with ACTIVE or PASSIVE once the store has first said which this node is; exceptionally when the
+     * store failed (it cannot serve on this node).
+     */
     public CompletableFuture<VirtualHostState> firstRoleDecided() {
         return lifecycle.firstRoleDecided();
     }
@@ -178,14 +215,20 @@ public final class BrokerVirtualHost implements VirtualHost, ManagedVirtualHost 
     }
 
     @Override
-    public CompletableFuture<Destination> resolveDestination(String address) {
-        return addresses.resolveDestination(address);
+    public CompletableFuture<Admission> admitWhenDecided(ClientConnection connection) {
+        return admission.admitOrWait(connection, ClientAdmission.MAX_ADMISSION_WAIT);
+    }
+
+    @Override
+    public CompletableFuture<Destination> resolveDestination(String address, AddressKind kind,
+                                                             ClientAccess access) {
+        return addresses.resolveDestination(address, kind, access);
     }
 
     @Override
     public CompletableFuture<Subscription> subscribe(String address, ConsumerTarget target,
-                                                     SubscriptionOptions options) {
-        return addresses.subscribe(address, target, options);
+                                                     SubscriptionOptions options, ClientAccess access) {
+        return addresses.subscribe(address, target, options, access);
     }
 
     @Override

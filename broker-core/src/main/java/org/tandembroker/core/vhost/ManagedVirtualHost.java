@@ -21,6 +21,12 @@ public interface ManagedVirtualHost {
 
     VirtualHostState state();
 
+    /** Whether this host does its part on this node: serving, a replica, waiting, failed or stopped. */
+    VirtualHostStanding standing();
+
+    /** Why this host does not serve now (the store's last reason, or why it failed), or "serving". */
+    String standingReason();
+
     VirtualHostConfig config();
 
     /**

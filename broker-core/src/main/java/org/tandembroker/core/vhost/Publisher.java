@@ -76,15 +76,14 @@ final class Publisher {
             }
             MessageMetadata metadata = incoming.metadata();
             if (address.equals(metadata.to())) {
-                metadata = new MessageMetadata(address, metadata.subject(), metadata.persistent(),
-                        metadata.priority(), metadata.expiresAtMillis(), metadata.arrivalMillis(),
-                        metadata.contentSize());
+                metadata = metadata.withTo(address);
             }
             int size = metadata.contentSize();
             reserve(targets, size);
             MessageStore current = store.require();
             boolean stored = metadata.persistent() && targets.stream().anyMatch(BrokerQueue::isDurable);
-            ServerMessage message = new ServerMessage(current.nextMessageId(), metadata, incoming.content(), stored);
+            ServerMessage message = new ServerMessage(current.nextMessageId(), metadata, incoming.content(), stored,
+                    incoming.publisherConnection());
             message.setReferences(targets.size());
             RoutedMessage publish = new RoutedMessage(message, targets);
             if (transaction != null) {

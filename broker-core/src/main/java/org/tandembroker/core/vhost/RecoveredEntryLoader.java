@@ -234,7 +234,7 @@ final class RecoveredEntryLoader {
             return null;
         }
         return new MessageMetadata(intern(m.to()), intern(m.subject()), m.persistent(), m.priority(),
-                m.expiresAtMillis(), m.arrivalMillis(), m.contentSize());
+                m.expiresAtMillis(), m.arrivalMillis(), m.contentSize(), m.properties());
     }
 
     private String intern(String s) {

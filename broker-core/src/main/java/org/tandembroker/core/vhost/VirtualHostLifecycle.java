@@ -34,6 +34,7 @@ import org.tandembroker.core.store.StoredEntries;
 final class VirtualHostLifecycle {
     private static final Logger LOG = LoggerFactory.getLogger(VirtualHostLifecycle.class);
     private static final long EXPIRY_SWEEP_MILLIS = 5_000;
+    static final long ACTIVATION_RETRY_MILLIS = 2_000;
 
     private final VirtualHostConfig config;
     private final Supplier<MessageStore> storeSupplier;
@@ -49,6 +50,8 @@ final class VirtualHostLifecycle {
     private ScheduledFuture<?> expirySweep;
     /** The current activation's background loading; volatile for {@link #recoveryInProgress()}. */
     private volatile RecoveredEntryLoader recoveryLoader;
+    /** Role events the store told (owned by the life-cycle thread): a retried activation runs only if none came. */
+    private long roleEvents;
 
     VirtualHostLifecycle(VirtualHostConfig config, Supplier<MessageStore> storeSupplier, CurrentStore store,
                          ServingStatus status, Topology topology, ClientAdmission admission,
@@ -83,6 +86,7 @@ final class VirtualHostLifecycle {
     /** On the caller's thread at start; on the life-cycle thread after that. */
     private void openStore() {
         MessageStore newStore = storeSupplier.get();
+        status.groupMember(newStore.replication().isPresent());
         store.open(newStore);
         newStore.start(new RoleListener(newStore));
     }
@@ -140,24 +144,18 @@ final class VirtualHostLifecycle {
         @Override
         public CompletableFuture<Void> becameActive() {
             return onLifecycleThread(() -> {
+                roleEvents++;
                 if (!store.is(source) || status.state() != VirtualHostState.PASSIVE) {
                     return;
                 }
-                try {
-                    recoverAndActivate(source);
-                    firstRole.complete(VirtualHostState.ACTIVE);
-                } catch (RuntimeException e) {
-                    LOG.error("Activation of virtual host '{}' failed", name(), e);
-                    clearState("activation failed: " + e.getMessage());
-                    firstRole.completeExceptionally(e);
-                    throw e;
-                }
+                activateOn(source);
             });
         }
 
         @Override
         public CompletableFuture<Void> becamePassive(Optional<String> activeNodeClientAddress, String reason) {
             return onLifecycleThread(() -> {
+                roleEvents++;
                 if (!store.is(source)) {
                     return;
                 }
@@ -169,6 +167,61 @@ final class VirtualHostLifecycle {
                 }
                 firstRole.complete(VirtualHostState.PASSIVE);
             });
+        }
+
+        @Override
+        public CompletableFuture<Void> failed(String reason) {
+            return onLifecycleThread(() -> {
+                if (!store.is(source)) {
+                    return;
+                }
+                if (status.isActive()) {
+                    deactivate(null, "store failed: " + reason);
+                }
+                status.failed(reason);
+                firstRole.completeExceptionally(new BrokerException(ErrorKind.ILLEGAL_STATE,
+                        "virtual host '" + name() + "': " + reason));
+            });
+        }
+    }
+
+    /**
+     * Activates on {@code source}. A refusal by the store while activating — it is no longer active, or lost its
+     * quorum, or its disk is full, while the configured queues were declared (a new master whose replicas went
+     * before its first commits) — is not a failure of the broker: the host stays passive and tries again in
+     * {@value #ACTIVATION_RETRY_MILLIS} ms unless the store told of a role change meanwhile (which decides then).
+     * Anything else fails the activation (and start-up, on the first one).
+     */
+    private void activateOn(MessageStore source) {
+        assert lifecycleThread.isCurrent() : lifecycleThread.violation();
+        try {
+            recoverAndActivate(source);
+            firstRole.complete(VirtualHostState.ACTIVE);
+        } catch (RuntimeException e) {
+            Optional<BrokerException> refusal = storeRefusal(e);
+            if (refusal.isPresent()) {
+                String reason = "activation interrupted: " + refusal.get().getMessage();
+                LOG.warn("Virtual host '{}': {}; staying passive, trying again in {} ms unless the store's role "
+                        + "changes", name(), reason, ACTIVATION_RETRY_MILLIS);
+                clearState(reason);
+                status.passive(reason);
+                firstRole.complete(VirtualHostState.PASSIVE);
+                long eventsAtRefusal = roleEvents;
+                housekeeping.schedule(() -> onLifecycleThreadUnlessStopped(() -> {
+                    if (roleEvents == eventsAtRefusal && store.is(source)
+                            && status.state() == VirtualHostState.PASSIVE) {
+                        activateOn(source);
+                    }
+                }), ACTIVATION_RETRY_MILLIS, TimeUnit.MILLISECONDS);
+                return;
+            }
+            String reason = "activation failed: " + e.getMessage();
+            LOG.error("Virtual host '{}': {}", name(), reason);
+            LOG.debug("Virtual host '{}': activation failed", name(), e);
+            clearState(reason);
+            status.failed(reason);
+            firstRole.completeExceptionally(e);
+            throw e;
         }
     }
 
@@ -204,6 +257,23 @@ final class VirtualHostLifecycle {
         if (!loadedAll) {
             loader.loadRest();
         }
+    }
+
+    /**
+     * The store's refusal behind {@code failure} (possibly wrapped by a future) when it says the store cannot write
+     * now: not active, not enough replicas or disk (RESOURCE_LIMIT_EXCEEDED), or acknowledgements missing (IN_DOUBT).
+     */
+    private static Optional<BrokerException> storeRefusal(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            if (t instanceof BrokerException b && (b.kind() == ErrorKind.NOT_ACTIVE
+                    || b.kind() == ErrorKind.RESOURCE_LIMIT_EXCEEDED || b.kind() == ErrorKind.IN_DOUBT)) {
+                return Optional.of(b);
+            }
+            if (t.getCause() == t) {
+                break;
+            }
+        }
+        return Optional.empty();
     }
 
     /** A step of background loading; dropped when the host has stopped (the loading was cancelled before). */

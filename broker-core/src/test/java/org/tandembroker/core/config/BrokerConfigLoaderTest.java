@@ -481,7 +481,7 @@ class BrokerConfigLoaderTest {
 
         assertThat(config.management().jmx()).isEqualTo(
                 new ManagementConfig.Jmx(true, "0.0.0.0", 9001, Optional.empty(), Optional.empty()));
-        assertThat(config.management().metrics()).isEqualTo(new ManagementConfig.Metrics(true, "0.0.0.0", 9404));
+        assertThat(config.management().metrics()).isEqualTo(new ManagementConfig.Metrics(true, "127.0.0.1", 9404));
         assertThat(config.management().diskWatermark().enabled()).isFalse();
     }
 
@@ -544,5 +544,66 @@ class BrokerConfigLoaderTest {
                 "management/jmx@password", "allowed: enabled, host, port, rmiHostname, keyStore");
         rejects(ONE_LISTENER + ONE_HOST + "<management><jmx enabled=\"yes\"/></management>\n",
                 "management/jmx@enabled", "'yes'");
+    }
+
+    @Test
+    void readsTheClientSecuritySettingsAndTheirDefaults() throws IOException, ConfigException {
+        Files.writeString(dir.resolve("acl"), "allow user:guest all #\n");
+        Files.writeString(dir.resolve("broker.p12"), "not checked by the loader");
+        Files.writeString(dir.resolve("clients.p12"), "not checked by the loader");
+
+        BrokerConfig defaults = BrokerConfigLoader.load(broker(ONE_LISTENER + ONE_HOST));
+        BrokerConfig configured = BrokerConfigLoader.load(broker("""
+                  <listeners>
+                    <listener name="amqps" host="0.0.0.0" port="5671">
+                      <tls keyStore="broker.p12" keyStorePassword="changeit"/>
+                      <clientCertificates mode="required" trustStore="clients.p12" trustStorePassword="x"
+                                          userName="dn"/>
+                    </listener>
+                  </listeners>
+                  <security permissionsFile="acl" allowPlainWithoutTls="true" authFailureDelay="1s"
+                            authFailureDelayMax="20s"/>
+                """ + ONE_HOST));
+
+        assertThat(defaults.security()).isEqualTo(SecurityConfig.DEFAULTS);
+        assertThat(configured.security()).isEqualTo(new SecurityConfig(Optional.of(dir.resolve("acl")), true,
+                Duration.ofSeconds(1), Duration.ofSeconds(20)));
+        assertThat(configured.listeners().get(0).clientCertificates()).contains(new ClientCertificateConfig(true,
+                dir.resolve("clients.p12"), "PKCS12", "x", ClientCertificateConfig.UserName.DN));
+    }
+
+    @Test
+    void aPermissionsFileBesideTheBrokerFileIsUsedWithoutBeingNamed() throws IOException, ConfigException {
+        Files.writeString(dir.resolve("permissions"), "allow user:guest all #\n");
+
+        assertThat(BrokerConfigLoader.load(broker(ONE_LISTENER + ONE_HOST)).security().permissionsFile())
+                .contains(dir.resolve("permissions"));
+    }
+
+    @Test
+    void rejectsBadClientSecuritySettingsNamingElementValueAndAllowed() throws IOException {
+        Files.writeString(dir.resolve("broker.p12"), "x");
+        Files.writeString(dir.resolve("clients.p12"), "x");
+        rejects("<security permissionsFile=\"missing\"/>" + ONE_LISTENER + ONE_HOST,
+                "security@permissionsFile", "missing", "readable permissions file");
+        rejects("<security authFailureDelay=\"2s\" authFailureDelayMax=\"1s\"/>" + ONE_LISTENER + ONE_HOST,
+                "security@authFailureDelayMax", "1s", "from authFailureDelay");
+        rejects("""
+                  <listeners><listener name="amqp" host="0.0.0.0" port="5672">
+                    <clientCertificates trustStore="clients.p12" trustStorePassword="x"/>
+                  </listener></listeners>
+                """ + ONE_HOST, "tls", "needs a TLS listener");
+        rejects("""
+                  <listeners><listener name="amqps" host="0.0.0.0" port="5671">
+                    <tls keyStore="broker.p12" keyStorePassword="changeit"/>
+                    <clientCertificates trustStore="clients.p12" trustStorePassword="x" userName="email"/>
+                  </listener></listeners>
+                """ + ONE_HOST, "clientCertificates@userName", "email", "cn (", "dn (");
+        rejects("""
+                  <listeners><listener name="amqps" host="0.0.0.0" port="5671">
+                    <tls keyStore="broker.p12" keyStorePassword="changeit"/>
+                    <clientCertificates mode="sometimes" trustStore="clients.p12" trustStorePassword="x"/>
+                  </listener></listeners>
+                """ + ONE_HOST, "clientCertificates@mode", "sometimes", "optional", "required");
     }
 }

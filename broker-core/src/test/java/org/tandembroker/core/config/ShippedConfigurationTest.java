@@ -12,6 +12,10 @@ import ch.qos.logback.core.status.StatusUtil;
 import java.nio.file.Path;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
+import org.tandembroker.core.security.AccessRules;
+import org.tandembroker.core.security.PasswordHash;
+import org.tandembroker.core.security.Permission;
+import org.tandembroker.core.security.ScramMechanism;
 import org.junit.jupiter.api.io.TempDir;
 import org.tandembroker.core.security.ManagementRole;
 import org.tandembroker.core.security.UsersFile;
@@ -44,6 +48,27 @@ class ShippedConfigurationTest {
                 new ManagementConfig.Jmx(true, "0.0.0.0", 9001, Optional.empty(), Optional.empty()));
         assertThat(management.metrics().enabled()).isFalse();
         assertThat(management.diskWatermark().freeBytes()).isEqualTo(512L * 1024 * 1024);
+    }
+
+    @Test
+    void shippedPermissionsLetGuestDoEverythingAndNobodyElseAnything() throws ConfigException {
+        BrokerConfig config = BrokerConfigLoader.load(ETC.resolve("broker.xml"));
+        AccessRules rules = AccessRules.load(config.security().permissionsFile().orElseThrow());
+
+        assertThat(config.security().allowPlainWithoutTls()).isFalse();
+        for (Permission permission : Permission.values()) {
+            assertThat(rules.allows("guest", permission, "any.address/at.all")).isTrue();
+            assertThat(rules.allows("someone-else", permission, "any.address")).isFalse();
+        }
+    }
+
+    @Test
+    void shippedUsersFileGivesGuestScramCredentialsForPasswordGuest() throws ConfigException {
+        PasswordHash guest = UsersFile.load(ETC.resolve("users")).user("guest").orElseThrow().passwordHash();
+
+        assertThat(guest.plainOnly()).isFalse();
+        assertThat(guest.scram(ScramMechanism.SHA_512)).isPresent();
+        assertThat(guest.matches("guest".toCharArray())).isTrue();
     }
 
     @Test

@@ -21,11 +21,28 @@ class PasswordHashTest {
     }
 
     @Test
-    void theEncodedFormIsSchemeIterationsSaltAndHash() {
+    void theEncodedFormIsOneScramCredentialPerMechanism() {
         String encoded = PasswordHash.create("s3cret".toCharArray()).encode();
 
-        assertThat(encoded).matches("pbkdf2-sha256:" + PasswordHash.DEFAULT_ITERATIONS
-                + ":[A-Za-z0-9+/]{22}==:[A-Za-z0-9+/]{43}=");
+        String key256 = "[A-Za-z0-9+/]{43}=";
+        String key512 = "[A-Za-z0-9+/]{86}==";
+        assertThat(encoded).matches("scram-sha-256:" + PasswordHash.DEFAULT_ITERATIONS + ":[A-Za-z0-9+/]{22}==:"
+                + key256 + ":" + key256 + ":scram-sha-512:" + PasswordHash.DEFAULT_ITERATIONS
+                + ":[A-Za-z0-9+/]{22}==:" + key512 + ":" + key512);
+    }
+
+    @Test
+    void anEntryOfTheEarlierFormStillMatchesItsPasswordButServesNoScram() {
+        String encoded = PasswordHash.createLegacy("s3cret".toCharArray(), 1000).encode();
+
+        PasswordHash decoded = PasswordHash.decode(encoded);
+
+        assertThat(encoded).startsWith("pbkdf2-sha256:1000:");
+        assertThat(decoded.matches("s3cret".toCharArray())).isTrue();
+        assertThat(decoded.matches("other".toCharArray())).isFalse();
+        assertThat(decoded.plainOnly()).isTrue();
+        assertThat(decoded.scram(ScramMechanism.SHA_256)).isEmpty();
+        assertThat(PasswordHash.create("s3cret".toCharArray(), 1000).plainOnly()).isFalse();
     }
 
     @Test
@@ -47,7 +64,7 @@ class PasswordHashTest {
 
     @Test
     void aTamperedHashDoesNotMatch() {
-        String[] parts = PasswordHash.create("s3cret".toCharArray()).encode().split(":");
+        String[] parts = PasswordHash.createLegacy("s3cret".toCharArray(), 1000).encode().split(":");
         byte[] hash = Base64.getDecoder().decode(parts[3]);
         hash[0] ^= 1;
         String tampered = String.join(":", parts[0], parts[1], parts[2], Base64.getEncoder().encodeToString(hash));
@@ -57,7 +74,7 @@ class PasswordHashTest {
 
     @Test
     void aTamperedSaltOrIterationCountDoesNotMatch() {
-        String[] parts = PasswordHash.create("s3cret".toCharArray(), 1000).encode().split(":");
+        String[] parts = PasswordHash.createLegacy("s3cret".toCharArray(), 1000).encode().split(":");
         byte[] salt = Base64.getDecoder().decode(parts[2]);
         salt[15] ^= 1;
         String otherSalt = String.join(":", parts[0], parts[1], Base64.getEncoder().encodeToString(salt), parts[3]);
@@ -97,6 +114,7 @@ class PasswordHashTest {
     void toStringDoesNotRevealTheHash() {
         PasswordHash hash = PasswordHash.create("s3cret".toCharArray());
 
-        assertThat(hash.toString()).isEqualTo("pbkdf2-sha256:" + PasswordHash.DEFAULT_ITERATIONS + ":...");
+        assertThat(hash.toString()).isEqualTo("scram-sha-256+scram-sha-512:" + PasswordHash.DEFAULT_ITERATIONS
+                + ":...");
     }
 }

@@ -95,7 +95,8 @@ class UsersFileTest {
         UserAccount ops = new UserAccount("ops", PasswordHash.create("pw".toCharArray(), 1000), true,
                 ManagementRole.ADMIN);
 
-        assertThat(UsersFile.line(ops)).startsWith("ops:pbkdf2-sha256:1000:").endsWith(":loopback-only:role=admin");
+        assertThat(UsersFile.line(ops)).startsWith("ops:scram-sha-256:1000:").contains(":scram-sha-512:1000:")
+                .endsWith(":loopback-only:role=admin");
     }
 
     @Test

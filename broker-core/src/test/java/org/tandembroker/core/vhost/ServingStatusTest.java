@@ -13,7 +13,9 @@ class ServingStatusTest {
     private final ServingStatus status = new ServingStatus("test", lifecycleThread);
 
     @Test
-    void aStartingHostRefusesClientsAndSaysToTryAnotherNode() {
+    void aStartingGroupMemberRefusesClientsAndSaysToTryAnotherNode() {
+        status.groupMember(true);
+
         Admission.Refused refusal = status.refusal();
 
         assertThat(refusal.kind()).isEqualTo(ErrorKind.NOT_ACTIVE);
@@ -55,5 +57,28 @@ class ServingStatusTest {
         assertThatThrownBy(status::becameActive).isInstanceOf(AssertionError.class)
                 .hasMessageContaining("must run on the vhost-test thread");
         assertThat(status.state()).isEqualTo(VirtualHostState.PASSIVE);
+    }
+
+    @Test
+    void aStandaloneHostNeverSendsClientsToAnotherNode() {
+        Admission.Refused refusal = status.refusal();
+
+        assertThat(refusal.description())
+                .isEqualTo("virtual host 'test' is not active on this node (PASSIVE: starting)")
+                .doesNotContain("another node");
+    }
+
+    @Test
+    void aFailedStoreIsNamedInTheRefusalWithoutARedirect() {
+        status.groupMember(true);
+        status.activeNodeIs("node1:5672");
+        status.failed("store directory /x is in use by another broker");
+
+        Admission.Refused refusal = status.refusal();
+
+        assertThat(refusal.redirectAddress()).isNull();
+        assertThat(refusal.description()).isEqualTo("virtual host 'test' cannot serve: its store failed "
+                + "(store directory /x is in use by another broker)");
+        assertThat(status.reason()).isEqualTo("store directory /x is in use by another broker");
     }
 }

@@ -15,11 +15,9 @@ import org.slf4j.LoggerFactory;
  * {@code HA-1002} anywhere), the clients continue on it (the arbiter acknowledges its commits in place of the
  * absent node), and the old master, restarted, rejoins as its replica and catches up.
  *
- * <p>JE settings: only the brokers' election timeouts are shortened (2 s). The arbiter, whose JE parameters
- * {@code ArbiterMain} does not let anyone set, takes about 30 s to follow the new master after a kill (its JE log
- * shows three ~10 s steps); with the brokers' {@code je.rep.feederTimeout} at 5 s
- * ({@link StoreSection#quickFailureDetection()}) the new master dropped the slow arbiter's connection before its
- * first heartbeat answer and failover took 45-50 s, so JE's 30 s default stays.
+ * <p>JE settings: the defaults of the broker and of {@code bin/arbiter} (both elect with 2 s election timeouts;
+ * before, the arbiter kept JE's 10 s and took about 30 s to follow the new master after a kill, three ~10 s waits
+ * for the dead node's address). The brokers' {@code je.rep.feederTimeout} keeps JE's 30 s default.
  */
 class ArbiterFailoverIT {
     private static final Logger LOG = LoggerFactory.getLogger(ArbiterFailoverIT.class);
@@ -33,9 +31,7 @@ class ArbiterFailoverIT {
     @Test
     void masterOfAPairWithAnArbiterKilledTheReplicaTakesOverWithoutAnOperatorAndTheOldMasterRejoins() {
         try (BrokerCluster cluster = BrokerCluster.builder().nodes(2)
-                .store((node, group) -> StoreSection.replicated(node, group)
-                        .repConfig("je.rep.electionsOpenTimeout", "2 s")
-                        .repConfig("je.rep.electionsReadTimeout", "2 s").xml())
+                .store((node, group) -> StoreSection.replicated(node, group).xml())
                 .start();
              ArbiterNode arbiter = ArbiterNode.start(cluster, "arbiter");
              FailoverTraffic traffic = FailoverTraffic.start("arbiter-master-killed", cluster.connectionFactory())) {

@@ -706,6 +706,14 @@ public final class BrokerNode implements AutoCloseable {
                 exposed.add(management);
                 bindings.add(new PortBinding(Ports.Binding.bindIpAndPort("127.0.0.1", jmx), management));
             }
+            if (settings.workVolume != null) {
+                com.github.dockerjava.api.model.HostConfig host = Objects.requireNonNull(cmd.getHostConfig());
+                List<com.github.dockerjava.api.model.Bind> binds = new ArrayList<>(host.getBinds() == null
+                        ? List.of() : List.of(host.getBinds()));
+                binds.add(new com.github.dockerjava.api.model.Bind(settings.workVolume,
+                        new com.github.dockerjava.api.model.Volume(WORK)));
+                host.withBinds(binds);
+            }
             cmd.withName(containerName)
                     .withHostName(id.name())
                     .withIpv4Address(id.ipAddress())
@@ -826,12 +834,18 @@ public final class BrokerNode implements AutoCloseable {
         private Path logDirectory = ContainerEnvironment.moduleDirectory().resolve("target/container-logs");
         private String runId = Integer.toHexString(ThreadLocalRandom.current().nextInt(0x100000, 0xFFFFFF));
         private boolean jmx;
+        private String workVolume;
 
         private Builder(String name) {
             if (!name.matches("[a-z][a-z0-9-]{0,30}")) {
                 throw new IllegalArgumentException("node name " + name + ": lower-case letters, digits, '-'");
             }
             this.name = name;
+        }
+
+        /** The node's name ({@code node1} ...). */
+        public String name() {
+            return name;
         }
 
         /** The store section, the same for every start: {@code <store type="...">...</store>}. */
@@ -877,6 +891,15 @@ public final class BrokerNode implements AutoCloseable {
          */
         public Builder jmx() {
             this.jmx = true;
+            return this;
+        }
+
+        /**
+         * Mounts the Docker volume {@code volumeName} (created by the caller, e.g. a size-limited tmpfs) as the work
+         * directory {@value #WORK}: the store and the logs live there, and it outlives the container.
+         */
+        public Builder workVolume(String volumeName) {
+            this.workVolume = volumeName;
             return this;
         }
 

@@ -154,6 +154,27 @@ class ZeroLossCheckerTest {
     }
 
     @Test
+    void anInDoubtMessageSurfacingLateIsNoOrderViolation() {
+        ZeroLossChecker checker = new ZeroLossChecker();
+        for (int i = 0; i < 3; i++) {
+            long sequence = checker.attempting("p");
+            if (i == 0) {
+                checker.failed("p", sequence);
+            } else {
+                checker.settled("p", sequence);
+            }
+        }
+        checker.received("c", "p", 1, false);
+        checker.received("c", "p", 2, false);
+        checker.received("c", "p", 0, false);
+
+        ZeroLossChecker.Report report = checker.report();
+
+        assertThat(report.orderViolationCount()).isZero();
+        assertThat(report.inDoubtReceived()).isEqualTo(1);
+    }
+
+    @Test
     void orderIsPerConsumerAndPerProducer() {
         settle("p1", 4);
         settle("p2", 2);

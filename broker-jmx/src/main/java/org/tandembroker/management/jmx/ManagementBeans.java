@@ -56,6 +56,11 @@ public final class ManagementBeans implements AutoCloseable {
                 ObjectNames.diskWatermark());
     }
 
+    /** Registers the permissions bean (the reload of the permissions file). */
+    public void bindPermissions(org.tandembroker.core.security.AccessControl accessControl) {
+        register(PermissionsBean.described(new PermissionsBean(accessControl)), ObjectNames.permissions());
+    }
+
     /**
      * Registers a virtual host's beans, and those of what its store offers: the spec's store bean for replication
      * control, the backup bean for hot backups. Called once the host has started, so it has a store; what a store

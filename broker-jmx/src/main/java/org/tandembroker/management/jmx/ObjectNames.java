@@ -39,6 +39,11 @@ public final class ObjectNames {
         return name(TANDEM_DOMAIN + ":type=DiskWatermark");
     }
 
+    /** {@code org.tandembroker:type=Permissions}. */
+    public static ObjectName permissions() {
+        return name(TANDEM_DOMAIN + ":type=Permissions");
+    }
+
     /** A name as it is when it is a valid ObjectName value, quoted otherwise. */
     static String value(String name) {
         for (char c : name.toCharArray()) {

@@ -82,4 +82,9 @@ final class QueueBean implements QueueMBean {
     public long getBytesOut() {
         return queue.dequeuedBytes();
     }
+
+    @Override
+    public long getMessagesBrowsed() {
+        return queue.browsedTotal();
+    }
 }

@@ -33,4 +33,7 @@ public interface QueueMBean {
 
     /** Content bytes of the messages removed. */
     long getBytesOut();
+
+    /** Copies delivered to browsers (JMS QueueBrowser, AMQP distribution-mode copy); browsing takes nothing. */
+    long getMessagesBrowsed();
 }

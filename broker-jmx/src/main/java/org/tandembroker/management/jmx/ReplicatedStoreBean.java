@@ -55,7 +55,8 @@ final class ReplicatedStoreBean implements ReplicatedStoreMBean {
     private static final CompositeType NODE_ROW;
     private static final TabularType NODE_TABLE;
     private static final String[] PING_ITEMS = {"NodeName", "NodeHostPort", "NodeState", "MasterName", "JEVersion",
-            "LogVersion", "TransactionEndVLSN", "MasterTransactionEndVLSN", "ActiveFeeders", "SystemLoad"};
+            "LogVersion", "TransactionEndVLSN", "MasterTransactionEndVLSN", "ActiveFeeders", "SystemLoad",
+            "ManagementAddress"};
     private static final CompositeType PING_ANSWER;
 
     static {
@@ -78,10 +79,11 @@ final class ReplicatedStoreBean implements ReplicatedStoreMBean {
                             + "DETACHED as the node itself says", "The master it knows; empty: none",
                             "Its JE version", "Its JE log format version", "VLSN of its last transaction end",
                             "The master's last transaction end VLSN as it knows it", "Replicas it feeds",
-                            "Its system load average"},
+                            "Its system load average",
+                            "host:port of its broker's JMX connector as it publishes it; empty: none"},
                     new OpenType<?>[] {SimpleType.STRING, SimpleType.STRING, SimpleType.STRING, SimpleType.STRING,
                             SimpleType.STRING, SimpleType.INTEGER, SimpleType.LONG, SimpleType.LONG,
-                            SimpleType.INTEGER, SimpleType.DOUBLE});
+                            SimpleType.INTEGER, SimpleType.DOUBLE, SimpleType.STRING});
         } catch (OpenDataException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -359,7 +361,7 @@ final class ReplicatedStoreBean implements ReplicatedStoreMBean {
             return new CompositeDataSupport(PING_ANSWER, PING_ITEMS, new Object[] {answer.nodeName(),
                     member.hostPort(), answer.state().name(), answer.masterName().orElse(""), answer.storeVersion(),
                     answer.logVersion(), answer.transactionEndVlsn(), answer.masterTransactionEndVlsn(),
-                    answer.activeFeeders(), answer.systemLoad()});
+                    answer.activeFeeders(), answer.systemLoad(), answer.managementAddress().orElse("")});
         } catch (OpenDataException e) {
             throw new IllegalStateException("cannot describe the answer of node " + nodeName + ": " + e.getMessage(), e);
         }

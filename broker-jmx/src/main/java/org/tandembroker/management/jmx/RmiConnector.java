@@ -117,11 +117,11 @@ public final class RmiConnector implements AutoCloseable {
         return clientUrl;
     }
 
-    /** The JMX server's TLS: a replaced key store file is loaded again at the next handshake (BRK-1008). */
+    /** The JMX server's TLS: a replaced key store file is loaded again at the next handshake (BRK-1009). */
     private static SSLContext sslContext(TlsConfig tls, OperationalLog log) throws IOException {
         try {
             ReloadingKeyManager keys = new ReloadingKeyManager(tls.keyStore(), tls.keyStoreType(),
-                    tls.keyStorePassword().toCharArray(), "JMX connector", line -> log.log(LogCode.BRK_1008, line));
+                    tls.keyStorePassword().toCharArray(), "JMX connector", line -> log.log(LogCode.BRK_1009, line));
             SSLContext context = SSLContext.getInstance("TLS");
             context.init(new KeyManager[] {keys}, null, null);
             return context;

@@ -14,6 +14,9 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.ToDoubleFunction;
 import org.tandembroker.core.queue.BrokerQueue;
+import org.tandembroker.core.security.AuthFailure;
+import org.tandembroker.core.security.Permission;
+import org.tandembroker.core.security.SecurityStatistics;
 import org.tandembroker.core.store.CommitterStatistics;
 import org.tandembroker.core.store.MessageStore;
 import org.tandembroker.core.store.replication.ReplicaLag;
@@ -47,6 +50,25 @@ public final class BrokerMetrics implements AutoCloseable {
         this.registry = registry;
         this.figures = figures;
         this.guard = guard;
+    }
+
+    /** Registers the broker-wide security counters (authentication failures, refusals, denials). */
+    public void bindSecurity(SecurityStatistics statistics) {
+        for (AuthFailure kind : AuthFailure.values()) {
+            hostMeters.add(FunctionCounter.builder(MetricNames.AUTH_FAILURES, statistics,
+                            s -> s.authenticationFailures(kind))
+                    .description("Failed authentications").tags(MetricNames.REASON, kind.tag()).register(registry));
+        }
+        for (String reason : SecurityStatistics.RefusalReason.ALL) {
+            hostMeters.add(FunctionCounter.builder(MetricNames.CONNECTIONS_REFUSED, statistics,
+                            s -> s.connectionsRefused(reason))
+                    .description("Client connections refused").tags(MetricNames.REASON, reason).register(registry));
+        }
+        for (Permission permission : Permission.values()) {
+            hostMeters.add(FunctionCounter.builder(MetricNames.ACCESS_DENIED, statistics, s -> s.denials(permission))
+                    .description("Operations refused by the permissions file")
+                    .tags(MetricNames.PERMISSION, permission.fileName()).register(registry));
+        }
     }
 
     /** Registers a virtual host's own meters and its store's. */
@@ -153,7 +175,9 @@ public final class BrokerMetrics implements AutoCloseable {
                 FunctionCounter.builder(MetricNames.QUEUE_BYTES_IN, queue, BrokerQueue::enqueuedBytes)
                         .description("Content bytes enqueued").baseUnit("bytes").tags(tags).register(registry),
                 FunctionCounter.builder(MetricNames.QUEUE_BYTES_OUT, queue, BrokerQueue::dequeuedBytes)
-                        .description("Content bytes removed").baseUnit("bytes").tags(tags).register(registry));
+                        .description("Content bytes removed").baseUnit("bytes").tags(tags).register(registry),
+                FunctionCounter.builder(MetricNames.QUEUE_MESSAGES_BROWSED, queue, BrokerQueue::browsedTotal)
+                        .description("Copies delivered to browsers").tags(tags).register(registry));
     }
 
     private List<Meter> replicaMeters(String vhost, String replica) {

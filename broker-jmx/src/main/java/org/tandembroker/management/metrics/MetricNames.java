@@ -6,7 +6,7 @@ import java.util.List;
  * Every metric Tandem publishes, in one place. Names are Micrometer's (dotted); Prometheus shows them in snake case
  * with its suffixes: counters end in {@code _total}, byte gauges in {@code _bytes}, timers in {@code _seconds}
  * ({@code tandem.store.commit.latency} becomes {@code tandem_store_commit_latency_seconds_count} and
- * {@code _sum}). Every meter carries the tag {@value #VHOST}; queue meters also {@value #QUEUE}, replica meters
+ * {@code _sum}). Every meter but the security counters carries the tag {@value #VHOST}; queue meters also {@value #QUEUE}, replica meters
  * {@value #REPLICA}. Never rename one: dashboards and alerts use them.
  */
 public final class MetricNames {
@@ -15,6 +15,24 @@ public final class MetricNames {
     public static final String QUEUE = "queue";
     public static final String REPLICA = "replica";
     public static final String ROLE = "role";
+    /** Tag of the security counters: why (an AuthFailure or a refusal reason, lower case). */
+    public static final String REASON = "reason";
+    /** Tag of {@link #ACCESS_DENIED}: the permission refused. */
+    public static final String PERMISSION = "permission";
+
+    // ---- security (broker-wide: no vhost tag) ----
+    /**
+     * Counter, per {@value #REASON}: failed authentications (unknown_user, wrong_password, loopback_only,
+     * no_credential, mechanism, malformed, other).
+     */
+    public static final String AUTH_FAILURES = "tandem.auth.failures";
+    /**
+     * Counter, per {@value #REASON}: connections refused (authentication, connection_limit, unknown_virtual_host,
+     * not_active, protocol).
+     */
+    public static final String CONNECTIONS_REFUSED = "tandem.connections.refused";
+    /** Counter, per {@value #PERMISSION}: operations refused by the permissions file. */
+    public static final String ACCESS_DENIED = "tandem.access.denied";
 
     // ---- virtual host ----
     /** Counter: messages accepted from publishers (each counted once, whatever the number of queues). */
@@ -41,6 +59,8 @@ public final class MetricNames {
     public static final String QUEUE_BYTES_IN = "tandem.queue.bytes.in";
     /** Counter (bytes): content bytes removed since then. */
     public static final String QUEUE_BYTES_OUT = "tandem.queue.bytes.out";
+    /** Counter: copies delivered to browsers (JMS QueueBrowser, distribution-mode copy) since then. */
+    public static final String QUEUE_MESSAGES_BROWSED = "tandem.queue.messages.browsed";
 
     // ---- store ----
     /** Timer: latency of publish commits (from the store commit to its future completing: fsync and acks). */

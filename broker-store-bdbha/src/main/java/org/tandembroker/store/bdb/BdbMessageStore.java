@@ -3,6 +3,7 @@ package org.tandembroker.store.bdb;
 import com.sleepycat.je.Durability;
 import com.sleepycat.je.Environment;
 import com.sleepycat.je.EnvironmentFailureException;
+import com.sleepycat.je.EnvironmentLockedException;
 import com.sleepycat.je.EnvironmentStats;
 import com.sleepycat.je.StatsConfig;
 import java.io.IOException;
@@ -118,12 +119,15 @@ public final class BdbMessageStore implements MessageStore {
         try {
             open();
         } catch (Exception e) {
-            openFailure = String.valueOf(e.getMessage());
+            openFailure = e instanceof EnvironmentLockedException
+                    ? "store directory " + settings.storePath() + " is in use by another broker (JE's lock file "
+                      + settings.storePath().resolve("je.lck") + " is held): stop it, or give this virtual host a "
+                      + "storePath of its own"
+                    : "cannot open the store at " + settings.storePath() + ": " + firstLine(e);
             state.compareAndSet(State.STARTING, State.FAILED);
-            LOG.error("{}: cannot open the store at {}", name, settings.storePath(), e);
-            context.operationalLog().log(LogCode.MST_1008, name + " : cannot open " + settings.storePath() + " : "
-                    + openFailure);
-            tellListener(() -> listener.becamePassive(Optional.empty(), "store failed to open: " + openFailure));
+            LOG.error("{}: {}", name, openFailure);
+            LOG.debug("{}: opening the store failed", name, e);
+            tellListener(() -> listener.failed(openFailure));
             return;
         }
         if (!state.compareAndSet(State.STARTING, State.OPEN)) {
@@ -423,5 +427,12 @@ public final class BdbMessageStore implements MessageStore {
             // e.g. DiskLimitException from the final checkpoint: JE closes the environment in other respects.
             LOG.warn("{}: closing the JE environment reported: {}", name, e.toString());
         }
+    }
+
+    /** The first line of an exception's message (JE appends its environment state and a long hint). */
+    private static String firstLine(Exception e) {
+        String message = String.valueOf(e.getMessage());
+        int newline = message.indexOf('\n');
+        return newline < 0 ? message : message.substring(0, newline);
     }
 }

@@ -97,16 +97,27 @@ public final class StoreDatabases implements AutoCloseable {
         }
         DatabaseConfig databaseConfig = new DatabaseConfig().setTransactional(true).setAllowCreate(true);
         List<Database> opened = new ArrayList<>();
+        // One transaction that waits for no replica: a new master opens its handles (and recovers) while its
+        // replicas or arbiter are still connecting to it; an autocommit open would wait for them at its begin
+        // (je.rep.insufficientReplicasTimeout). Opening existing databases writes nothing; a first open creates
+        // them, and the schema record below is committed with SYNC and a majority, which covers that creation.
+        Transaction opening = environment.beginTransaction(null, new TransactionConfig().setDurability(OPENING));
         try {
-            Database schema = open(environment, SCHEMA_DB, databaseConfig, opened);
-            checkSchema(environment, schema);
-            return new StoreDatabases(environment, schema,
-                    open(environment, CONFIG_DB, databaseConfig, opened),
-                    open(environment, METADATA_DB, databaseConfig, opened),
+            Database schema = open(environment, opening, SCHEMA_DB, databaseConfig, opened);
+            StoreDatabases databases = new StoreDatabases(environment, schema,
+                    open(environment, opening, CONFIG_DB, databaseConfig, opened),
+                    open(environment, opening, METADATA_DB, databaseConfig, opened),
                     // Bodies are read at most once (on delivery, when not on the heap): keep them out of JE's cache.
-                    open(environment, CONTENT_DB, contentConfig(databaseConfig), opened),
-                    open(environment, ENTRIES_DB, databaseConfig, opened));
+                    open(environment, opening, CONTENT_DB, contentConfig(databaseConfig), opened),
+                    open(environment, opening, ENTRIES_DB, databaseConfig, opened));
+            opening.commit();
+            opening = null;
+            checkSchema(environment, schema);
+            return databases;
         } catch (RuntimeException e) {
+            if (opening != null) {
+                abortIfOpen(opening);
+            }
             for (Database database : opened) {
                 closeQuietly(database, e);
             }
@@ -114,13 +125,17 @@ public final class StoreDatabases implements AutoCloseable {
         }
     }
 
+    /** The opening transaction's durability: no fsync, no acknowledgement (see {@link #open(Environment, Set)}). */
+    private static final Durability OPENING = new Durability(Durability.SyncPolicy.NO_SYNC,
+            Durability.SyncPolicy.NO_SYNC, Durability.ReplicaAckPolicy.NONE);
+
     private static DatabaseConfig contentConfig(DatabaseConfig base) {
         return base.clone().setCacheMode(com.sleepycat.je.CacheMode.EVICT_LN);
     }
 
-    private static Database open(Environment environment, String name, DatabaseConfig databaseConfig,
-                                 List<Database> opened) {
-        Database database = environment.openDatabase(null, name, databaseConfig);
+    private static Database open(Environment environment, Transaction opening, String name,
+                                 DatabaseConfig databaseConfig, List<Database> opened) {
+        Database database = environment.openDatabase(opening, name, databaseConfig);
         opened.add(database);
         return database;
     }

@@ -33,6 +33,14 @@ interface NodeEnvironment<S> {
         /** Failed for good: the node stops, for {@code reason}. */
         record Failed(String reason) implements OpenOutcome {
         }
+
+        /**
+         * This node opened designated primary and the master it reached ({@code master}, when JE named it) is
+         * designated too: JE refuses a second designated node at the point of contact. {@code rejoining}: this
+         * node's store held the group's data before (a member restarting), not a new node being set up.
+         */
+        record MasterAlsoDesignated(Optional<String> master, boolean rejoining) implements OpenOutcome {
+        }
     }
 
     /** How opening the master session ended. */

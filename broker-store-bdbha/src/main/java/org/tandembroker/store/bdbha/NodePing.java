@@ -40,7 +40,8 @@ final class NodePing {
             return new PingAnswer(state.getNodeName(), memberState(String.valueOf(state.getNodeState())),
                     master == null || master.isEmpty() ? Optional.empty() : Optional.of(master),
                     String.valueOf(state.getJEVersion()), state.getLogVersion(), state.getCurrentTxnEndVLSN(),
-                    state.getKnownMasterTxnEndVLSN(), state.getActiveFeeders(), state.getSystemLoad());
+                    state.getKnownMasterTxnEndVLSN(), state.getActiveFeeders(), state.getSystemLoad(),
+                    NodeAddresses.decode(state.getAppState()).managementAddress());
         } catch (IOException e) {
             throw e;
         } catch (Exception e) {

@@ -39,7 +39,10 @@ import org.tandembroker.core.store.StoreRoleListener;
  * <p><b>Transitions</b> (state, event &rarr; state: actions). Events of an environment, generation or session
  * that is no longer current are dropped, and once the store closes every event but Designate and Close.
  * <pre>
- * OPENING/RESTARTING Open(n)             -&gt; same        open; retryable failure: Open(n+1) later; else -&gt; FAILED
+ * OPENING/RESTARTING Open(n)             -&gt; same        open; retryable failure: Open(n+1) later; the master
+ *                                                       reached is designated too and this node is a member
+ *                                                       restarting: give up this node's designation (HA-1002),
+ *                                                       Open(n+1) now; else -&gt; FAILED
  * any, env open      StateChanged(s)     -&gt; s           HA-1001 when the state or the master changed, then:
  *                      s = MASTER                       open the session, activate the host; refused for want of
  *                                                       a quorum: HA-1005 "none yet" (once), passivate,
@@ -60,7 +63,8 @@ import org.tandembroker.core.store.StoreRoleListener;
  *                                                       over), close the environment
  *
  * restart: HA-1003 (and HA-1004 for a rollback), passivate, close the environment, -&gt; RESTARTING, Open(1)
- * fail:    -&gt; FAILED (reported DETACHED, with the reason in the status), passivate, close the environment
+ * fail:    -&gt; FAILED (reported DETACHED, with the reason in the status), tell the host it failed, close the
+ *          environment
  * passivate: stop serving, tell the host (and wait for it when a session was open), close the session
  * </pre>
  *
@@ -256,7 +260,29 @@ final class NodeRoleMachine<S> {
             schedule(new RoleEvent.Open(attempt + 1), retry.delayMillis());
         } else if (outcome instanceof NodeEnvironment.OpenOutcome.Failed failed) {
             fail(failed.reason());
+        } else if (outcome instanceof NodeEnvironment.OpenOutcome.MasterAlsoDesignated conflict) {
+            yieldDesignation(conflict, attempt);
         }
+    }
+
+    /**
+     * This node opened designated primary and reached a master that is designated too (the figure 1.3 restart:
+     * node-b was designated while this node was down). JE raises the conflict only in the master's handshake with
+     * this node, so the master is alive and reachable: joining it undesignated cannot make a second master, while
+     * keeping the designation could (it lets a node of a pair become master alone). So a member that restarts
+     * gives its designation up until its broker restarts (HA-1002) and opens again as a plain replica; the group
+     * keeps exactly one designated node, the master. A new node (an empty store) configured designated is a
+     * set-up mistake, and stops as the spec says ("both cannot be designated at the point of contact").
+     */
+    private void yieldDesignation(NodeEnvironment.OpenOutcome.MasterAlsoDesignated conflict, int attempt) {
+        if (!designatedPrimary || !conflict.rejoining() || attempt >= ReplicatedEnvironmentFacade.OPEN_ATTEMPTS) {
+            fail(OperatorMessages.conflictingDesignation(settings.nodeName()));
+            return;
+        }
+        designatedPrimary = false;
+        operationalLog.log(LogCode.HA_1002, settings.nodeName(),
+                OperatorMessages.designationYielded(conflict.master().orElse("the current master")));
+        open(attempt + 1);
     }
 
     private void stateChanged(NodeRole state, Optional<String> master) {
@@ -380,14 +406,22 @@ final class NodeRoleMachine<S> {
         open(1);
     }
 
-    /** Stops for good: no environment, passive, with {@code reason} in the status. */
+    /** Stops for good: no environment, failed, with {@code reason} in the status and told to the virtual host. */
     private void fail(String reason) {
         generation++;
         failure = reason;
         role = NodeRole.FAILED;
         // One line for the operator; the store's status repeats it.
         LOG.error("Node {} of group {} stopped: {}", settings.nodeName(), settings.groupName(), reason);
-        passivate(Optional.empty(), "store failed: " + reason);
+        boolean wasMaster = session != null;
+        serving = false;
+        if (!closing && listener != null) {
+            CompletableFuture<Void> told = tell(() -> listener.failed(reason));
+            if (wasMaster) {
+                awaitPassivation(told);
+            }
+        }
+        closeSession();
         closeEnvironment();
     }
 

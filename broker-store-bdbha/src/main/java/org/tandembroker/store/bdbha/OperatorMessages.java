@@ -38,6 +38,13 @@ final class OperatorMessages {
                 + "designated at the point of contact): set it false on this node or on the other one";
     }
 
+    /** HA-1002: this designated node reached a designated master and joins it undesignated (figure 1.3). */
+    static String designationYielded(String master) {
+        return "not designated primary any more: master " + master + " is designated primary, and a group has at "
+                + "most one designated node; joining it as a replica (until this broker restarts: set "
+                + "<designatedPrimary> in the virtual host files to match, docs/operations.md figure 1.3)";
+    }
+
     // ---- HA-1004: rollbacks ----
 
     /** HA-1004 at run time: JE rolled back this node's transactions from {@code earliestTransaction} on. */

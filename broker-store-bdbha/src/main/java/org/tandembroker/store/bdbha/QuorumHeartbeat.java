@@ -43,6 +43,8 @@ final class QuorumHeartbeat implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(QuorumHeartbeat.class);
     private static final Durability MAJORITY = new Durability(Durability.SyncPolicy.NO_SYNC,
             Durability.SyncPolicy.NO_SYNC, Durability.ReplicaAckPolicy.SIMPLE_MAJORITY);
+    private static final Durability OPENING = new Durability(Durability.SyncPolicy.NO_SYNC,
+            Durability.SyncPolicy.NO_SYNC, Durability.ReplicaAckPolicy.NONE);
     private static final byte[] KEY = "heartbeat".getBytes(StandardCharsets.UTF_8);
 
     private final ReplicatedEnvironment environment;
@@ -68,8 +70,19 @@ final class QuorumHeartbeat implements AutoCloseable {
     /** Opens (creating) the heartbeat database on the master and starts beating. */
     static QuorumHeartbeat start(ReplicatedEnvironment environment, String nodeName, String virtualHostName,
                                  SessionReports reports) {
-        Database database = environment.openDatabase(null, DATABASE,
-                new DatabaseConfig().setTransactional(true).setAllowCreate(true));
+        // Opened without waiting for replicas (as the store's databases are): the first beat is what waits.
+        Transaction opening = environment.beginTransaction(null, new TransactionConfig().setDurability(OPENING));
+        Database database;
+        try {
+            database = environment.openDatabase(opening, DATABASE,
+                    new DatabaseConfig().setTransactional(true).setAllowCreate(true));
+            opening.commit();
+            opening = null;
+        } finally {
+            if (opening != null) {
+                abortQuietly(opening);
+            }
+        }
         QuorumHeartbeat heartbeat = new QuorumHeartbeat(environment, nodeName, virtualHostName, reports, database);
         heartbeat.thread.scheduleWithFixedDelay(heartbeat::beat, 0, INTERVAL_MILLIS, TimeUnit.MILLISECONDS);
         return heartbeat;

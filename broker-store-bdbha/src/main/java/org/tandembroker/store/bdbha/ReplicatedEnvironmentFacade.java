@@ -22,12 +22,19 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
+import com.sleepycat.je.rep.util.ReplicationGroupAdmin;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.tandembroker.core.exec.NamedThreadFactory;
@@ -65,18 +72,22 @@ final class ReplicatedEnvironmentFacade {
     private static final long RESTORE_PROGRESS_MILLIS = 10_000;
 
     private final ReplicatedStoreSettings settings;
-    private final String clientAddress;
+    private final NodeAddresses published;
     private final OperationalLog operationalLog;
     private final OwningThread roleThread;
     private final ChannelRefusals refusals;
     /** The role thread while it is inside JE's constructor, or null; guarded by itself. */
     private final Thread[] opening = new Thread[1];
     private volatile ReplicatedEnvironment environment;
+    /** Role thread only: whether an environment has opened in this process (its port was ours then). */
+    private boolean openedBefore;
+    /** Role thread only: whether the store directory held log files before this process first opened it. */
+    private Boolean storeExistedAtStart;
 
-    ReplicatedEnvironmentFacade(ReplicatedStoreSettings settings, String clientAddress,
+    ReplicatedEnvironmentFacade(ReplicatedStoreSettings settings, NodeAddresses published,
                                 OperationalLog operationalLog, OwningThread roleThread) {
         this.settings = settings;
-        this.clientAddress = clientAddress;
+        this.published = published;
         this.operationalLog = operationalLog;
         this.roleThread = roleThread;
         this.refusals = ChannelRefusals.register(settings.nodeName(), (peer, reason) ->
@@ -117,10 +128,21 @@ final class ReplicatedEnvironmentFacade {
         try {
             Path path = settings.storePath();
             Files.createDirectories(path);
+            if (storeExistedAtStart == null) {
+                try (var files = Files.list(path)) {
+                    storeExistedAtStart = files.anyMatch(file -> file.getFileName().toString().endsWith(".jdb"));
+                }
+            }
             if (Files.exists(path.resolve("je.properties"))) {
                 LOG.warn("Node {}: ignoring {}: the store's JE parameters come only from <envConfig> and "
                         + "<repConfig> in {}", settings.nodeName(), path.resolve("je.properties"),
                         settings.sourceFile());
+            }
+            if (!openedBefore) {
+                Optional<String> clash = replicationPortClash();
+                if (clash.isPresent()) {
+                    return new NodeEnvironment.OpenOutcome.Failed(clash.get());
+                }
             }
             ReplicationConfig repConfig = settings.replicationConfig(refusals.token());
             repConfig.setDesignatedPrimary(designatedPrimary);
@@ -149,8 +171,10 @@ final class ReplicatedEnvironmentFacade {
         } catch (IOException | RuntimeException e) {
             self.setName(threadName);
             if (isConflictingDesignation(e)) {
-                return new NodeEnvironment.OpenOutcome.Failed(
-                        OperatorMessages.conflictingDesignation(settings.nodeName()));
+                Matcher feeder = CONFLICTING_FEEDER.matcher(String.valueOf(e.getMessage()));
+                return new NodeEnvironment.OpenOutcome.MasterAlsoDesignated(
+                        feeder.find() ? Optional.of(feeder.group(1)) : Optional.empty(),
+                        Boolean.TRUE.equals(storeExistedAtStart));
             }
             String reason = ReplicationFailures.firstLine(e);
             if (attempt >= OPEN_ATTEMPTS) {
@@ -164,10 +188,8 @@ final class ReplicatedEnvironmentFacade {
         self.setName(threadName);
         logRollbackDuringOpen(env);
         environment = env;
-        if (clientAddress != null && !clientAddress.isBlank()) { // JE refuses an empty app state
-            byte[] appState = clientAddress.getBytes(StandardCharsets.UTF_8);
-            env.registerAppStateMonitor(() -> appState);
-        }
+        openedBefore = true;
+        published.encode().ifPresent(appState -> env.registerAppStateMonitor(() -> appState));
         // JE calls the listener at once with the current state, then on every change, on its own threads.
         env.setStateChangeListener(event -> {
             ReplicatedEnvironment.State state = event.getState();
@@ -212,6 +234,59 @@ final class ReplicatedEnvironmentFacade {
             progress.shutdownNow();
         }
         return open(attempt + 1, designatedPrimary, changes);
+    }
+
+    /**
+     * Before the first open: whether this node's {@code nodeHostPort} can be bound here. JE would retry a port it
+     * cannot bind for half a minute and report an unexpected fatal error without naming it; when the port belongs
+     * to another member of the group (a copied virtual host file whose nodeHostPort was not changed), the group's
+     * helpers say which.
+     */
+    private Optional<String> replicationPortClash() {
+        String hostPort = settings.nodeHostPort();
+        int colon = hostPort.lastIndexOf(':');
+        String host = hostPort.substring(0, colon);
+        int port = Integer.parseInt(hostPort.substring(colon + 1).trim());
+        try (ServerSocket socket = new ServerSocket()) {
+            socket.setReuseAddress(true);
+            socket.bind(new InetSocketAddress(host, port));
+            return Optional.empty();
+        } catch (IOException e) {
+            String where = "<nodeHostPort> " + hostPort + " of node " + settings.nodeName() + " in "
+                    + settings.sourceFile();
+            Optional<String> owner = memberAt(host, port).filter(member -> !member.equals(settings.nodeName()));
+            if (owner.isPresent()) {
+                return Optional.of(where + " belongs to member " + owner.get() + " of group " + settings.groupName()
+                        + ": give node " + settings.nodeName() + " an address of its own");
+            }
+            return Optional.of(where + " cannot be bound: " + e.getMessage() + " (another process uses port "
+                    + port + ", or " + host + " is not an address of this machine)");
+        }
+    }
+
+    /** The member of the group whose replication address is {@code host:port}, as the helpers know the group. */
+    private Optional<String> memberAt(String host, int port) {
+        Set<InetSocketAddress> helpers = new HashSet<>();
+        for (String helper : settings.helperHostPorts()) {
+            int colon = helper.lastIndexOf(':');
+            helpers.add(new InetSocketAddress(helper.substring(0, colon),
+                    Integer.parseInt(helper.substring(colon + 1))));
+        }
+        try {
+            InetSocketAddress wanted = new InetSocketAddress(host, port);
+            for (ReplicationNode node : new ReplicationGroupAdmin(settings.groupName(), helpers, networkConfig())
+                    .getGroup().getNodes()) {
+                InetSocketAddress address = node.getSocketAddress();
+                if (address.getPort() == port && (node.getHostName().equalsIgnoreCase(host)
+                        || address.equals(wanted))) {
+                    return Optional.of(node.getName());
+                }
+            }
+        } catch (RuntimeException e) {
+            LOG.debug("Node {}: could not ask the group who uses {}:{}: {}", settings.nodeName(), host, port,
+                    e.toString());
+        }
+        return Optional.empty();
     }
 
     /** Why JE invalidated the open environment, if it did (a rollback says from which transaction). */
@@ -264,9 +339,7 @@ final class ReplicatedEnvironmentFacade {
                 byte[] appState = new DbPing(node, settings.groupName(), LOOKUP_TIMEOUT_MILLIS, networkConfig())
                         .getNodeState()
                         .getAppState();
-                if (appState != null && appState.length > 0) {
-                    return Optional.of(new String(appState, StandardCharsets.UTF_8));
-                }
+                return NodeAddresses.decode(appState).clientAddress();
             }
         } catch (Exception e) {
             LOG.debug("Node {}: asking master {} for its client address failed: {}", settings.nodeName(), master,
@@ -279,6 +352,9 @@ final class ReplicatedEnvironmentFacade {
     Optional<ReplicatedEnvironment> environment() {
         return Optional.ofNullable(environment);
     }
+
+    /** JE's text names the master (the feeder) whose designation conflicts with this node's. */
+    private static final Pattern CONFLICTING_FEEDER = Pattern.compile("Feeder node: (\\S+)");
 
     private static boolean isConflictingDesignation(Throwable e) {
         return e instanceof EnvironmentFailureException

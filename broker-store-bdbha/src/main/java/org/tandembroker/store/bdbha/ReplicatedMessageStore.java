@@ -90,7 +90,8 @@ public final class ReplicatedMessageStore implements MessageStore {
         this.machine = new NodeRoleMachine<>(new NodeRoleMachine.Settings(name, settings.virtualHostName(),
                 settings.nodeName(), settings.groupName(), settings.designatedPrimary(),
                 ReplicatedEnvironmentFacade.replicaAckNone(settings)), new JeNode(), context.operationalLog());
-        this.facade = new ReplicatedEnvironmentFacade(settings, context.clientAddress(), context.operationalLog(),
+        this.facade = new ReplicatedEnvironmentFacade(settings,
+                NodeAddresses.of(context.clientAddress(), context.managementAddress()), context.operationalLog(),
                 machine.owningThread());
         this.group = new GroupAdministration(settings, facade, machine);
         this.reader = new StoreReader("ha-reader-" + context.virtualHostName(), thread -> readerThread = thread);

@@ -86,6 +86,13 @@ public record ReplicatedStoreSettings(Path sourceFile, String virtualHostName, P
     /** Default {@code maxDisk}: this share of the size of the volume holding the store. */
     public static final int DEFAULT_MAX_DISK_PERCENT = 50;
 
+    /** JE's (hidden) parameter: how long a node waits to connect to another during an election. */
+    public static final String ELECTIONS_OPEN_TIMEOUT = "je.rep.electionsOpenTimeout";
+    /** JE's (hidden) parameter: how long a node waits for another's answer during an election. */
+    public static final String ELECTIONS_READ_TIMEOUT = "je.rep.electionsReadTimeout";
+    /** The broker's (and {@code bin/arbiter}'s) value for both election timeouts. */
+    public static final String ELECTION_MESSAGE_TIMEOUT = "2 s";
+
     /** Replication parameters the broker sets unless {@code repConfig} overrides them (see docs/ha.md). */
     public static final Map<String, String> BROKER_REP_DEFAULTS = orderedMap(
             // Open in UNKNOWN without a quorum instead of blocking until one is found.
@@ -96,7 +103,13 @@ public record ReplicatedStoreSettings(Path sourceFile, String virtualHostName, P
             ReplicationConfig.CONSISTENCY_POLICY, NoConsistencyRequiredPolicy.NAME,
             // How long a commit waits for enough replicas to be connected, and for their acknowledgements.
             ReplicationConfig.INSUFFICIENT_REPLICAS_TIMEOUT, "5 s",
-            ReplicationConfig.REPLICA_ACK_TIMEOUT, "5 s");
+            ReplicationConfig.REPLICA_ACK_TIMEOUT, "5 s",
+            // An election asks every member and waits for each answer or these timeouts (JE: 10 s each). A killed
+            // node whose address no longer answers (a removed container, a powered-off machine, a partition)
+            // made every election after a failure wait 10 s for it. They bound only how long a node waits for one
+            // message of an election, never what a majority decides; a failed round is retried.
+            ELECTIONS_OPEN_TIMEOUT, ELECTION_MESSAGE_TIMEOUT,
+            ELECTIONS_READ_TIMEOUT, ELECTION_MESSAGE_TIMEOUT);
 
     /** Environment parameters the broker sets unless {@code envConfig} overrides them. */
     public static final Map<String, String> BROKER_ENV_DEFAULTS = orderedMap(

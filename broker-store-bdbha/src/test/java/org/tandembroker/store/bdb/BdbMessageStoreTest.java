@@ -411,7 +411,7 @@ class BdbMessageStoreTest {
 
         store.start(listener);
 
-        assertThat(listener.passive).succeedsWithin(DEADLINE).asString().startsWith("store failed to open");
+        assertThat(listener.passive).succeedsWithin(DEADLINE).asString().startsWith("cannot open the store at");
         assertThat(listener.active).isNotDone();
         assertThat(store.status().writable()).isFalse();
         assertThat(store.status().description()).startsWith("failed to open");

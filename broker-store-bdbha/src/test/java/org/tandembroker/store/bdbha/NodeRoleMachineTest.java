@@ -181,7 +181,59 @@ class NodeRoleMachineTest {
 
         assertThat(machine.designatedPrimary()).isTrue();
         assertThat(linesWith("HA-1002")).singleElement().asString().contains("true");
-        assertThat(listener.events).containsExactly("passive: store failed: the store directory is in use");
+        assertThat(listener.events).containsExactly("failed: the store directory is in use");
+    }
+
+    @Test
+    void aDesignatedNodeThatReachesADesignatedMasterGivesUpItsDesignationAndJoinsAsReplica() {
+        NodeRoleMachine<String> designated = new NodeRoleMachine<>(new NodeRoleMachine.Settings(
+                "test store", "test", "n1", "group", true, false), environment, operationalLog);
+        try {
+            environment.openOutcomes.add(new NodeEnvironment.OpenOutcome.MasterAlsoDesignated(Optional.of("n2"), true));
+            designated.start(listener);
+            assertThat(designated.call(() -> null)).succeedsWithin(DEADLINE);
+            environment.changes.stateChanged(NodeRole.REPLICA, Optional.of("n2"));
+            assertThat(designated.call(() -> null)).succeedsWithin(DEADLINE);
+
+            assertThat(environment.openedDesignated).containsExactly(true, false);
+            assertThat(designated.designatedPrimary()).isFalse();
+            assertThat(designated.role()).isEqualTo(NodeRole.REPLICA);
+            assertThat(linesWith("HA-1002")).singleElement().asString()
+                    .contains("node n1 : not designated primary any more: master n2 is designated primary");
+            assertThat(listener.events).noneMatch(event -> event.startsWith("failed"));
+        } finally {
+            designated.close();
+        }
+    }
+
+    @Test
+    void aNewDesignatedNodeMeetingADesignatedMasterStopsAsTheSpecSays() {
+        NodeRoleMachine<String> designated = new NodeRoleMachine<>(new NodeRoleMachine.Settings(
+                "test store", "test", "n1", "group", true, false), environment, operationalLog);
+        try {
+            environment.openOutcomes.add(new NodeEnvironment.OpenOutcome.MasterAlsoDesignated(Optional.of("n2"),
+                    false));
+            designated.start(listener);
+            assertThat(designated.call(() -> null)).succeedsWithin(DEADLINE);
+
+            assertThat(designated.role()).isEqualTo(NodeRole.FAILED);
+            assertThat(environment.openedDesignated).containsExactly(true);
+            assertThat(listener.events).singleElement().asString()
+                    .startsWith("failed: node n1 and the current master are both designated primary");
+        } finally {
+            designated.close();
+        }
+    }
+
+    @Test
+    void anUndesignatedNodeFacingAConflictingDesignationStops() {
+        environment.openOutcomes.add(new NodeEnvironment.OpenOutcome.MasterAlsoDesignated(Optional.empty(), true));
+        start();
+
+        assertThat(machine.role()).isEqualTo(NodeRole.FAILED);
+        assertThat(machine.failure()).hasValueSatisfying(failure ->
+                assertThat(failure).contains("both designated primary"));
+        assertThat(listener.events).singleElement().asString().startsWith("failed: node n1 and the current master");
     }
 
     @Test
@@ -276,6 +328,12 @@ class NodeRoleMachineTest {
         @Override
         public CompletableFuture<Void> becamePassive(Optional<String> address, String reason) {
             events.add("passive" + address.map(a -> " to " + a).orElse("") + ": " + reason);
+            return passivation;
+        }
+
+        @Override
+        public CompletableFuture<Void> failed(String reason) {
+            events.add("failed: " + reason);
             return passivation;
         }
     }

@@ -91,6 +91,8 @@ class ReplicatedStoreSettingsTest {
         assertThat(rep.getConfigParam(ReplicationConfig.CONSISTENCY_POLICY)).isEqualTo("NoConsistencyRequiredPolicy");
         assertThat(rep.getConfigParam(ReplicationConfig.INSUFFICIENT_REPLICAS_TIMEOUT)).isEqualTo("5 s");
         assertThat(rep.getConfigParam(ReplicationConfig.REPLICA_ACK_TIMEOUT)).isEqualTo("5 s");
+        assertThat(rep.getConfigParam("je.rep.electionsOpenTimeout")).isEqualTo("2 s");
+        assertThat(rep.getConfigParam("je.rep.electionsReadTimeout")).isEqualTo("2 s");
         assertThat(rep.getGroupName()).isEqualTo("tandem-group");
         assertThat(rep.getNodeName()).isEqualTo("node-1");
         assertThat(rep.getNodeHostPort()).isEqualTo("localhost:5000");
@@ -166,9 +168,12 @@ class ReplicatedStoreSettingsTest {
                 new NameValue("je.rep.node.priority", "3"))), "given twice");
 
         ReplicatedStoreSettings settings = parse(minimal(), List.of(),
-                List.of(new NameValue("je.rep.replicaAckTimeout", "20 s"), new NameValue("je.rep.node.priority", "3")));
+                List.of(new NameValue("je.rep.replicaAckTimeout", "20 s"), new NameValue("je.rep.node.priority", "3"),
+                        new NameValue("je.rep.electionsOpenTimeout", "10 s")));
         assertThat(settings.replicationConfig("test").getConfigParam(ReplicationConfig.REPLICA_ACK_TIMEOUT))
                 .isEqualTo("20 s");
+        assertThat(settings.replicationConfig("test").getConfigParam("je.rep.electionsOpenTimeout"))
+                .isEqualTo("10 s");
         assertThat(settings.replicationConfig("test").getNodePriority()).isEqualTo(3);
     }
 

@@ -6,13 +6,15 @@ import com.sleepycat.je.rep.ReplicationNetworkConfig;
 import java.io.IOException;
 import java.io.Reader;
 import java.nio.charset.StandardCharsets;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
-import java.io.PrintWriter;
-import java.nio.file.Files;
-import java.nio.file.Path;
+import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -21,6 +23,7 @@ import org.tandembroker.core.config.ConfigException;
 import org.tandembroker.core.exec.Uninterruptibly;
 import org.tandembroker.core.oplog.LogCode;
 import org.tandembroker.core.oplog.OperationalLog;
+import org.tandembroker.store.bdbha.ReplicatedStoreSettings;
 import org.tandembroker.store.bdbha.channel.ChannelRefusals;
 import org.tandembroker.store.bdbha.channel.ReplicationTls;
 import org.tandembroker.tools.ToolCommandLine;
@@ -49,7 +52,8 @@ import picocli.CommandLine.Option;
  */
 @Command(name = "arbiter", sortOptions = false, usageHelpAutoWidth = true,
         customSynopsis = {"arbiter --group-name=GROUP --node-name=NAME --node-host-port=HOST:PORT",
-                "        --helper-host-port=HOST:PORT[,HOST:PORT] --dir=DIR [--replication-tls=FILE]"},
+                "        --helper-host-port=HOST:PORT[,HOST:PORT] --dir=DIR [--replication-tls=FILE]",
+                "        [--rep-config=NAME=VALUE]..."},
         description = {"Runs a JE arbiter for a two-node Tandem HA group: it votes and acknowledges but stores no "
                 + "messages, so that the group fails over without an operator. Stop it with SIGTERM or Ctrl-C."},
         exitCodeOnInvalidInput = ToolFailure.USAGE, exitCodeOnExecutionException = ToolFailure.REFUSED)
@@ -80,16 +84,35 @@ public final class ArbiterMain implements Callable<Integer> {
                     + "protocols), when the group replicates over TLS.")
     Path replicationTls;
 
+    @Option(names = "--rep-config", paramLabel = "NAME=VALUE",
+            description = "A JE replication parameter for the arbiter (repeatable), checked by JE, e.g. "
+                    + "--rep-config je.rep.electionsOpenTimeout=\"3 s\". The arbiter's defaults: "
+                    + "je.rep.electionsOpenTimeout and je.rep.electionsReadTimeout 2 s, as the brokers'.")
+    java.util.List<String> repConfig = new java.util.ArrayList<>();
+
     @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help and exit.")
     boolean help;
 
     private PrintWriter out;
 
-    /** The parsed options; {@code replicationTls} is empty for a plain TCP group. */
+    /**
+     * JE parameters the arbiter sets unless {@code --rep-config} overrides them: the brokers' election timeouts
+     * ({@link ReplicatedStoreSettings#BROKER_REP_DEFAULTS}). After the master dies the arbiter asks every helper
+     * who is master now, and with JE's 10 s an address that no longer answers held it for 10 s each time (about
+     * 30 s before it acknowledged for the new master, which cannot commit without it).
+     */
+    public static final Map<String, String> ARBITER_REP_DEFAULTS = Map.of(
+            ReplicatedStoreSettings.ELECTIONS_OPEN_TIMEOUT, ReplicatedStoreSettings.ELECTION_MESSAGE_TIMEOUT,
+            ReplicatedStoreSettings.ELECTIONS_READ_TIMEOUT, ReplicatedStoreSettings.ELECTION_MESSAGE_TIMEOUT);
+
+    /**
+     * The parsed options; {@code repConfig} holds the JE parameters in force (defaults, then the options'),
+     * {@code replicationTls} is empty for a plain TCP group.
+     */
     public record Options(String group, String node, String hostPort, String helpers, Path directory,
-                          Optional<ReplicationTls> replicationTls) {
-        public Options(String group, String node, String hostPort, String helpers, Path directory) {
-            this(group, node, hostPort, helpers, directory, Optional.empty());
+                          Map<String, String> repConfig, Optional<ReplicationTls> replicationTls) {
+        public Options {
+            repConfig = Collections.unmodifiableMap(new TreeMap<>(repConfig));
         }
     }
 
@@ -121,9 +144,26 @@ public final class ArbiterMain implements Callable<Integer> {
     }
 
     private Options options() {
+        Map<String, String> parameters = new TreeMap<>(ARBITER_REP_DEFAULTS);
+        for (String pair : repConfig) {
+            int eq = pair.indexOf('=');
+            if (eq < 1) {
+                throw ToolFailure.usage("--rep-config takes NAME=VALUE (a JE replication parameter), not '" + pair
+                        + "'");
+            }
+            String name = pair.substring(0, eq).trim();
+            String value = pair.substring(eq + 1).trim();
+            try {
+                new ArbiterConfig().setConfigParam(name, value);
+            } catch (IllegalArgumentException e) {
+                throw ToolFailure.usage("--rep-config " + pair + ": not a JE replication parameter with a valid "
+                        + "value; JE says: " + e.getMessage());
+            }
+            parameters.put(name, value);
+        }
         return new Options(nonBlank("--group-name", group), nonBlank("--node-name", node),
                 nonBlank("--node-host-port", hostPort), nonBlank("--helper-host-port", helpers).replace(" ", ""),
-                directory.toAbsolutePath(), replicationTls == null ? Optional.empty()
+                directory.toAbsolutePath(), parameters, replicationTls == null ? Optional.empty()
                         : Optional.of(replicationTls(replicationTls)));
     }
 
@@ -181,6 +221,11 @@ public final class ArbiterMain implements Callable<Integer> {
     /** Starts an arbiter; returns once it found the master (or after JE's unknown-state timeout without one). */
     public static Arbiter start(Options options) throws IOException {
         Files.createDirectories(options.directory());
+        return new Arbiter(config(options));
+    }
+
+    /** The JE configuration of an arbiter started with {@code options}. */
+    public static ArbiterConfig config(Options options) {
         ArbiterConfig config = new ArbiterConfig();
         config.setArbiterHome(options.directory().toString());
         config.setGroupName(options.group());
@@ -195,6 +240,7 @@ public final class ArbiterMain implements Callable<Integer> {
                 refusals.token())));
         // Do not wait forever for a master at startup: report and keep trying in the background.
         config.setUnknownStateTimeout(10, TimeUnit.SECONDS);
-        return new Arbiter(config);
+        options.repConfig().forEach(config::setConfigParam);
+        return config;
     }
 }

@@ -13,12 +13,13 @@ import picocli.CommandLine.Parameters;
  */
 @Command(name = "designate-primary", sortOptions = false, usageHelpAutoWidth = true,
         description = {"Designates NODE primary (two-node groups): with its master gone it becomes master.",
-                "Connect to NODE's own JMX connector (--host/--port). Refused (exit 1) while the other node still "
-                        + "answers as MASTER: make sure it is down first. --force skips that check."})
+                "Asks NODE's own JMX connector: --host/--port may reach any node of the group (NODE's published "
+                        + "address, or --nodes, is used). Refused (exit 1) while the other node still answers as "
+                        + "MASTER: make sure it is down first. --force skips that check."})
 final class DesignatePrimaryCommand extends HaAdminCommand {
     private static final Duration POLL = Duration.ofMillis(250);
 
-    @Parameters(index = "0", paramLabel = "NODE", description = "The node to designate: the one --host/--port reach.")
+    @Parameters(index = "0", paramLabel = "NODE", description = "The node to designate.")
     String node;
 
     @Option(names = "--force", description = "Designate without checking that no other node is MASTER (you take "
@@ -52,8 +53,11 @@ final class DesignatePrimaryCommand extends HaAdminCommand {
     }
 
     @Override
-    Result execute(ReplicatedStoreClient store) {
-        NodeCheck.requireAsked(store, node, "designate-primary");
+    Result execute(ReplicatedStoreClient asked) {
+        return onNode(asked, node, this::designate);
+    }
+
+    private Result designate(ReplicatedStoreClient store) {
         if (force) {
             store.forceDesignation();
         } else {

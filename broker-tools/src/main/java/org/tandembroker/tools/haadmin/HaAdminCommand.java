@@ -2,7 +2,11 @@ package org.tandembroker.tools.haadmin;
 
 import java.io.PrintWriter;
 import java.util.LinkedHashMap;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
+import org.tandembroker.tools.JmxSession;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -42,11 +46,60 @@ abstract class HaAdminCommand implements Callable<Integer> {
                     + "no limit).")
     int timeoutSeconds = 90;
 
+    @Option(names = "--nodes", paramLabel = "HOST:PORT[,HOST:PORT...]", split = ",",
+            description = "JMX connectors of the group's other nodes, for a command about a node other than the one "
+                    + "--host/--port reach when the group does not tell its address (a node publishes it to its group "
+                    + "when its broker has <jmx>).")
+    List<String> nodes = new ArrayList<>();
+
     @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help and exit.")
     boolean help;
 
     @Spec
     CommandSpec spec;
+
+    /**
+     * Runs {@code work} on {@code node}'s own connector: the asked one when it is that node, else the address
+     * {@code node} publishes to its group (asked through the asked node), else the one of {@code --nodes} that is
+     * that node. Same credentials and TLS options.
+     */
+    <T> T onNode(ReplicatedStoreClient asked, String node, Function<ReplicatedStoreClient, T> work) {
+        if (asked.nodeName().equals(node)) {
+            return work.apply(asked);
+        }
+        NodeCheck.requireMember(asked, node);
+        List<String> candidates = new ArrayList<>();
+        try {
+            Object published = asked.ping(node).get("ManagementAddress");
+            if (published instanceof String address && !address.isBlank()) {
+                candidates.add(address);
+            }
+        } catch (ToolFailure | javax.management.openmbean.InvalidKeyException e) {
+            // the node does not answer, or an older broker: try --nodes
+        }
+        candidates.addAll(nodes);
+        for (String address : candidates) {
+            JmxSession session;
+            try {
+                session = broker.at(address).connect();
+            } catch (ToolFailure unreachable) {
+                if (unreachable.exitCode() == ToolFailure.ACCESS_DENIED) {
+                    throw unreachable;
+                }
+                continue;
+            }
+            try (session) {
+                ReplicatedStoreClient other = new ReplicatedStoreClient(session, virtualHost);
+                if (other.nodeName().equals(node)) {
+                    return work.apply(other);
+                }
+            }
+        }
+        throw new ToolFailure(ToolFailure.CANNOT_CONNECT, "cannot reach node " + node + "'s JMX connector: "
+                + (candidates.isEmpty() ? "it publishes none to its group (is it running, with <jmx>?) and no "
+                + "--nodes were given" : "tried " + String.join(", ", candidates)) + "; give --host/--port of "
+                + node + "'s broker");
+    }
 
     /** The command's calls on the node's replicated store; returns the result to print. */
     abstract Result execute(ReplicatedStoreClient store);

@@ -8,9 +8,9 @@ import picocli.CommandLine.Parameters;
  * (figure 1.3 step 5: exactly one designated node of a pair, or none).
  */
 @Command(name = "undesignate-primary", sortOptions = false, usageHelpAutoWidth = true,
-        description = "Takes NODE's designated-primary flag back (connect to NODE's own JMX connector).")
+        description = "Takes NODE's designated-primary flag back (--host/--port may reach any node of the group).")
 final class UndesignatePrimaryCommand extends HaAdminCommand {
-    @Parameters(index = "0", paramLabel = "NODE", description = "The node: the one --host/--port reach.")
+    @Parameters(index = "0", paramLabel = "NODE", description = "The node.")
     String node;
 
     record Undesignation(String node, boolean designatedPrimary, String nodeState) implements Result {
@@ -26,9 +26,10 @@ final class UndesignatePrimaryCommand extends HaAdminCommand {
     }
 
     @Override
-    Result execute(ReplicatedStoreClient store) {
-        NodeCheck.requireAsked(store, node, "undesignate-primary");
-        store.setDesignatedPrimary(false);
-        return new Undesignation(node, store.designatedPrimary(), store.nodeState());
+    Result execute(ReplicatedStoreClient asked) {
+        return onNode(asked, node, store -> {
+            store.setDesignatedPrimary(false);
+            return new Undesignation(node, store.designatedPrimary(), store.nodeState());
+        });
     }
 }

@@ -28,7 +28,9 @@ import org.tandembroker.tools.ToolFailure;
  * tandem-passwd list   &lt;usersFile&gt;
  * </pre>
  * {@code add} creates the user, or gives an existing one a new password (and sets its loopback-only flag and its
- * JMX role as given: without {@code --role} the user has no JMX access). The password is read from the terminal
+ * JMX role as given: without {@code --role} the user has no JMX access). It writes SCRAM-SHA-256 and SCRAM-SHA-512
+ * credentials, usable with SCRAM and PLAIN; running it for a user whose entry has the earlier PLAIN-only
+ * {@code pbkdf2-sha256} form migrates that user. {@code list} marks such users. The password is read from the terminal
  * without echo, twice; when standard input is not a terminal, it is its first line (UTF-8), for scripts. Exit codes
  * ({@link ToolFailure}'s): 0 done, 1 error (file unreadable or invalid, no such user, passwords differ), 2 usage.
  *
@@ -50,8 +52,10 @@ public final class UserAdmin {
             "add creates a user or sets a new password for an existing one; --loopback-only lets the user connect",
             "from this machine only; --role gives JMX access: admin (read, write, operations) or monitor (read",
             "only); without it the user has none. The password is read from the terminal, or as the first line",
-            "of standard input when that is not a terminal. The broker reads the users file at startup: restart it",
-            "to apply.");
+            "of standard input when that is not a terminal. add writes SCRAM-SHA-256 and SCRAM-SHA-512 credentials",
+            "(usable with SCRAM and PLAIN); a user listed as 'pbkdf2-sha256, PLAIN only' has an entry of the earlier",
+            "form: add it again with its password to migrate it. The broker reads the users file at startup:",
+            "restart it to apply.");
 
     /** Where {@code add} gets the new password. */
     @FunctionalInterface
@@ -206,6 +210,9 @@ public final class UserAdmin {
 
     private static String describeOptions(UserAccount user) {
         List<String> options = new ArrayList<>();
+        if (user.passwordHash().plainOnly()) {
+            options.add(user.passwordHash().schemes() + ", PLAIN only: run add with the password to migrate");
+        }
         if (user.loopbackOnly()) {
             options.add("loopback-only");
         }

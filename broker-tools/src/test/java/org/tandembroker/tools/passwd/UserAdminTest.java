@@ -15,6 +15,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.tandembroker.core.config.ConfigException;
 import org.tandembroker.core.security.ManagementRole;
 import org.tandembroker.core.security.PasswordHash;
+import org.tandembroker.core.security.ScramMechanism;
 import org.tandembroker.core.security.UserAccount;
 import org.tandembroker.core.security.UsersFile;
 
@@ -64,6 +65,25 @@ class UserAdminTest {
         UserAccount alice = users().user("alice").orElseThrow();
         assertThat(alice.passwordHash().matches("s3cret".toCharArray())).isTrue();
         assertThat(alice.loopbackOnly()).isFalse();
+    }
+
+    @Test
+    void addMigratesAPlainOnlyEntryToScramCredentialsAndListShowsWhichUsersStillNeedIt() throws Exception {
+        String legacy = UsersFile.line(new UserAccount("old", PasswordHash.createLegacy("old-pw".toCharArray(), 1000),
+                false));
+        Files.write(usersFile(), List.of("# users", legacy, ALICE));
+
+        assertThat(run("", "list", usersFile().toString())).isZero();
+        assertThat(out()).contains("old (pbkdf2-sha256, PLAIN only: run add with the password to migrate)")
+                .doesNotContain("alice (");
+        assertThat(run("old-pw\n", "add", usersFile().toString(), "old")).isZero();
+
+        PasswordHash migrated = users().user("old").orElseThrow().passwordHash();
+        assertThat(migrated.plainOnly()).isFalse();
+        assertThat(migrated.scram(ScramMechanism.SHA_256)).isPresent();
+        assertThat(migrated.scram(ScramMechanism.SHA_512)).isPresent();
+        assertThat(migrated.matches("old-pw".toCharArray())).isTrue();
+        assertThat(Files.readAllLines(usersFile()).get(1)).startsWith("old:scram-sha-256:");
     }
 
     @Test

@@ -14,8 +14,17 @@ import java.util.Optional;
  * @param masterTransactionEndVlsn the master's last transaction end position as the node knows it
  * @param activeFeeders            replicas it feeds (on a master)
  * @param systemLoad               its system load average
+ * @param managementAddress        host:port of its broker's JMX connector, when it publishes one
  */
 public record PingAnswer(String nodeName, MemberState state, Optional<String> masterName, String storeVersion,
                          int logVersion, long transactionEndVlsn, long masterTransactionEndVlsn, int activeFeeders,
-                         double systemLoad) {
+                         double systemLoad, Optional<String> managementAddress) {
+
+    /** An answer without a management address. */
+    public PingAnswer(String nodeName, MemberState state, Optional<String> masterName, String storeVersion,
+                      int logVersion, long transactionEndVlsn, long masterTransactionEndVlsn, int activeFeeders,
+                      double systemLoad) {
+        this(nodeName, state, masterName, storeVersion, logVersion, transactionEndVlsn, masterTransactionEndVlsn,
+                activeFeeders, systemLoad, Optional.empty());
+    }
 }

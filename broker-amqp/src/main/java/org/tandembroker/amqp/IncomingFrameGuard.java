@@ -1,0 +1,63 @@
+package org.tandembroker.amqp;
+
+import org.apache.qpid.proton.amqp.UnsignedInteger;
+import org.apache.qpid.proton.amqp.transport.AmqpError;
+import org.apache.qpid.proton.amqp.transport.Disposition;
+import org.apache.qpid.proton.amqp.transport.ErrorCondition;
+import org.apache.qpid.proton.engine.impl.ProtocolTracer;
+import org.apache.qpid.proton.framing.TransportFrame;
+
+/**
+ * Looks at every frame the client sends after Proton decoded it and before Proton acts on it, and refuses the
+ * ones whose handling would cost far more than the frame: Proton settles a disposition by walking every delivery
+ * id from {@code first} to {@code last}, so a 30-byte disposition for {@code 0..4294967295} would keep the event
+ * loop (and every connection on it) busy for minutes, and one ending at the largest id never ends (Proton's counter
+ * wraps round before it passes {@code last}). A refused frame throws {@link Refused}; the connection
+ * handler closes the connection with its condition.
+ *
+ * <p>Thread: the connection's event loop (Proton calls it from {@code Transport.process()}); stateless.
+ */
+final class IncomingFrameGuard implements ProtocolTracer {
+    /**
+     * The widest delivery-id range one disposition may cover. A client settles deliveries it holds, and none holds
+     * this many unsettled on one session; walking this many ids costs about a millisecond.
+     */
+    static final long MAX_DISPOSITION_SPAN = 65_536;
+
+    /** A frame the broker will not process; the connection is closed with {@link #condition()}. */
+    static final class Refused extends RuntimeException {
+        private final transient ErrorCondition condition;
+
+        Refused(ErrorCondition condition) {
+            super(condition.getDescription(), null, false, false);
+            this.condition = condition;
+        }
+
+        ErrorCondition condition() {
+            return condition;
+        }
+    }
+
+    @Override
+    public void receivedFrame(TransportFrame frame) {
+        if (frame.getBody() instanceof Disposition disposition) {
+            UnsignedInteger first = disposition.getFirst();
+            UnsignedInteger last = disposition.getLast() == null ? first : disposition.getLast();
+            long span = last.longValue() - first.longValue() + 1;
+            if (span > MAX_DISPOSITION_SPAN) {
+                throw new Refused(ErrorConditions.condition(AmqpError.INVALID_FIELD, "a disposition for delivery ids "
+                        + first + ".." + last + " covers more than " + MAX_DISPOSITION_SPAN + " ids"));
+            }
+            if (last.equals(UnsignedInteger.MAX_VALUE)) {
+                // Proton counts up to last inclusive with a wrapping counter: it would never stop
+                throw new Refused(ErrorConditions.condition(AmqpError.INVALID_FIELD,
+                        "a disposition ending at delivery id 4294967295 is not supported"));
+            }
+        }
+    }
+
+    @Override
+    public void sentFrame(TransportFrame frame) {
+        // nothing to check on the way out
+    }
+}
