@@ -14,7 +14,6 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.security.SecureRandom;
 import java.security.cert.X509Certificate;
-import java.util.concurrent.TimeUnit;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLSocket;
 import javax.net.ssl.TrustManager;
@@ -22,6 +21,7 @@ import javax.net.ssl.X509TrustManager;
 import org.apache.qpid.jms.JmsConnectionFactory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.tandembroker.core.testing.TestCertificates;
 import org.tandembroker.core.config.TlsConfig;
 
 /**
@@ -93,14 +93,7 @@ class TlsCertificateReloadTest {
         }
     }
 
-    private static void generate(Path file, String name) throws Exception {
-        Path keytool = Path.of(System.getProperty("java.home"), "bin", "keytool");
-        Process process = new ProcessBuilder(keytool.toString(), "-genkeypair", "-alias", "broker",
-                "-keyalg", "EC", "-groupname", "secp256r1", "-validity", "2", "-dname", name,
-                "-storetype", "PKCS12", "-keystore", file.toString(), "-storepass", PASSWORD, "-keypass", PASSWORD)
-                .redirectErrorStream(true).start();
-        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
-        assertThat(process.exitValue()).as(output).isZero();
+    private static void generate(Path file, String name) {
+        TestCertificates.selfSigned(name).writePkcs12(file, "broker", PASSWORD);
     }
 }

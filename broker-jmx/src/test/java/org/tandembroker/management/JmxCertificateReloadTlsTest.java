@@ -3,7 +3,6 @@ package org.tandembroker.management;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -11,7 +10,6 @@ import java.security.KeyStore;
 import java.security.cert.X509Certificate;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import javax.management.ObjectName;
 import javax.management.remote.JMXConnector;
 import javax.management.remote.JMXConnectorFactory;
@@ -22,6 +20,7 @@ import javax.net.ssl.TrustManagerFactory;
 import javax.rmi.ssl.SslRMIClientSocketFactory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.tandembroker.core.testing.TestCertificates;
 import org.tandembroker.core.config.BrokerConfigLoader;
 import org.tandembroker.core.daemon.Broker;
 import org.tandembroker.core.security.PasswordHash;
@@ -109,13 +108,7 @@ class JmxCertificateReloadTlsTest {
         return context;
     }
 
-    private static void generate(Path file, String name) throws Exception {
-        Process keytool = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "keytool").toString(),
-                "-genkeypair", "-alias", "jmx", "-keyalg", "EC", "-groupname", "secp256r1", "-dname", name,
-                "-validity", "2", "-storetype", "PKCS12", "-keystore", file.toString(), "-storepass", "changeit",
-                "-keypass", "changeit").redirectErrorStream(true).start();
-        String output = new String(keytool.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(keytool.waitFor(60, TimeUnit.SECONDS)).isTrue();
-        assertThat(keytool.exitValue()).as(output).isZero();
+    private static void generate(Path file, String name) {
+        TestCertificates.selfSigned(name).writePkcs12(file, "jmx", "changeit");
     }
 }

@@ -92,7 +92,9 @@ public final class ReloadingKeyManager extends X509ExtendedKeyManager {
                 return true;
             } catch (IOException | java.security.GeneralSecurityException | RuntimeException e) {
                 lastFailed = seen;
-                report.accept("cannot reload " + file + " for the " + purpose + " (" + e.getMessage()
+                String why = e.getMessage() == null ? "not a readable " + type + " key store: "
+                        + e.getClass().getSimpleName() : e.getMessage();
+                report.accept("cannot reload " + file + " for the " + purpose + " (" + why
                         + "); keeping the certificate in use until the file changes again");
                 return false;
             }

@@ -4,35 +4,33 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
+import java.util.HashMap;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
 /**
- * Test certificates made with the JDK's keytool: an authority, node key stores it signs, and trust stores. Only for
- * tests: every key is generated in a temporary directory, with a fixed test password.
+ * Test certificates for a replication group: authorities, node key stores they sign, and trust stores, made in
+ * process by broker-core's {@link org.tandembroker.core.testing.TestCertificates} (milliseconds, where a keytool
+ * process per step took seconds) and written as keytool writes them. Every key lives in a temporary directory, with a
+ * fixed test password.
  */
 final class TestCertificates {
     static final String PASSWORD = "test-only-password";
     static final String ORGANISATION = "O=Tandem Test";
 
     private final Path directory;
+    private final Map<String, org.tandembroker.core.testing.TestCertificates.Authority> authorities =
+            new HashMap<>();
 
     TestCertificates(Path directory) {
         this.directory = directory;
     }
 
-    /** A self-signed authority; returns the file of its certificate. */
+    /** A self-signed authority; returns the file of its certificate (PEM). */
     Path authority(String name) {
-        Path store = directory.resolve(name + ".p12");
-        keytool("-genkeypair", "-alias", name, "-keyalg", "EC", "-groupname", "secp256r1", "-validity", "3",
-                "-dname", "CN=" + name + ", " + ORGANISATION, "-ext", "bc:c", "-storetype", "PKCS12",
-                "-keystore", store.toString(), "-storepass", PASSWORD, "-keypass", PASSWORD);
-        Path certificate = directory.resolve(name + ".crt");
-        keytool("-exportcert", "-rfc", "-alias", name, "-keystore", store.toString(), "-storepass", PASSWORD,
-                "-file", certificate.toString());
-        return certificate;
+        var authority = org.tandembroker.core.testing.TestCertificates.authority("CN=" + name + ", " + ORGANISATION);
+        authorities.put(name, authority);
+        authority.writePkcs12(directory.resolve(name + ".p12"), name, PASSWORD);
+        return authority.writeCertificate(directory.resolve(name + ".crt"));
     }
 
     /** A key store for {@code commonName}, signed by {@code authority} (null: self-signed). */
@@ -42,36 +40,18 @@ final class TestCertificates {
 
     /** A key store in file {@code fileName}.p12 for {@code commonName}, signed by {@code authority}. */
     Path nodeKeyStore(String fileName, String commonName, String authority) {
-        Path store = directory.resolve(fileName + ".p12");
-        keytool("-genkeypair", "-alias", "node", "-keyalg", "EC", "-groupname", "secp256r1", "-validity", "3",
-                "-dname", "CN=" + commonName + ", " + ORGANISATION, "-storetype", "PKCS12",
-                "-keystore", store.toString(), "-storepass", PASSWORD, "-keypass", PASSWORD);
-        if (authority != null) {
-            Path request = directory.resolve(fileName + ".csr");
-            Path signed = directory.resolve(fileName + ".crt");
-            keytool("-certreq", "-alias", "node", "-keystore", store.toString(), "-storepass", PASSWORD,
-                    "-file", request.toString());
-            keytool("-gencert", "-alias", authority, "-keystore", directory.resolve(authority + ".p12").toString(),
-                    "-storepass", PASSWORD, "-infile", request.toString(), "-outfile", signed.toString(),
-                    "-validity", "3", "-rfc");
-            keytool("-importcert", "-noprompt", "-alias", authority, "-file",
-                    directory.resolve(authority + ".crt").toString(), "-keystore", store.toString(),
-                    "-storepass", PASSWORD);
-            keytool("-importcert", "-alias", "node", "-file", signed.toString(), "-keystore", store.toString(),
-                    "-storepass", PASSWORD);
-        }
-        return store;
+        String name = "CN=" + commonName + ", " + ORGANISATION;
+        var issued = authority == null ? org.tandembroker.core.testing.TestCertificates.selfSigned(name)
+                : authorities.get(authority).issue(name);
+        return issued.writePkcs12(directory.resolve(fileName + ".p12"), "node", PASSWORD);
     }
 
     /** A JKS trust store (readable without a password, as JE reads it) holding these certificates. */
     Path trustStore(String name, Path... certificates) {
-        Path store = directory.resolve(name + ".jks");
-        for (Path certificate : certificates) {
-            keytool("-importcert", "-noprompt", "-alias", certificate.getFileName().toString(), "-file",
-                    certificate.toString(), "-storetype", "JKS", "-keystore", store.toString(), "-storepass",
-                    PASSWORD);
-        }
-        return store;
+        return org.tandembroker.core.testing.TestCertificates.writeTrustStore(directory.resolve(name + ".jks"), "JKS",
+                PASSWORD, java.util.Arrays.stream(certificates)
+                        .map(org.tandembroker.core.testing.TestCertificates::readCertificate)
+                        .toArray(java.security.cert.Certificate[]::new));
     }
 
     /** The test password in a file, as {@code keyStorePasswordFile} wants it. */
@@ -92,23 +72,5 @@ final class TestCertificates {
                 "replicationTls/trustStore", trustStore.toString(),
                 "replicationTls/trustStoreType", "JKS",
                 "replicationTls/allowedNodes", allowed);
-    }
-
-    private static void keytool(String... arguments) {
-        List<String> command = new ArrayList<>();
-        command.add(Path.of(System.getProperty("java.home"), "bin", "keytool").toString());
-        command.addAll(List.of(arguments));
-        try {
-            Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-            String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            if (!process.waitFor(60, TimeUnit.SECONDS) || process.exitValue() != 0) {
-                throw new IllegalStateException("keytool " + String.join(" ", arguments) + " failed: " + output);
-            }
-        } catch (IOException e) {
-            throw new IllegalStateException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
     }
 }

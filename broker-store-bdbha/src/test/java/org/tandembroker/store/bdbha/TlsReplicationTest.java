@@ -176,14 +176,14 @@ class TlsReplicationTest {
              ChannelRefusals refusals = ChannelRefusals.register("arbiter", (peer, reason) ->
                      arbiterLines.add(peer + " : " + reason))) {
             Arbiter plain = startArbiter("plain-arbiter", first, second,
-                    ReplicationTls.plainNetworkConfig(plainRefusals.token()));
+                    ReplicationTls.plainNetworkConfig(plainRefusals.token()), 1);
             try {
                 awaitLine(first, "from 127.0.0.1 : it speaks plain TCP");
                 assertThat(first.store.groupMembers()).extracting(m -> m.name()).doesNotContain("plain-arbiter");
             } finally {
                 plain.shutdown();
             }
-            Arbiter arbiter = startArbiter("arbiter", first, second, arbiterTls.networkConfig(refusals.token()));
+            Arbiter arbiter = startArbiter("arbiter", first, second, arbiterTls.networkConfig(refusals.token()), 5);
             try {
                 await().atMost(ROLE_DEADLINE).until(() -> first.store.groupMembers().stream()
                         .anyMatch(member -> member.name().equals("arbiter") && member.type().equals("ARBITER")));
@@ -193,6 +193,7 @@ class TlsReplicationTest {
                 assertThat(second.recover().messages).hasSize(5);
                 assertThat(second.publishAll("acknowledged-by-the-arbiter", 2)).hasSize(2);
                 assertThat(arbiterLines).isEmpty();
+                second.close(); // while the arbiter still acknowledges: its hand-over completes at once
             } finally {
                 arbiter.shutdown();
             }
@@ -248,8 +249,9 @@ class TlsReplicationTest {
         return new Node[] {restarted, former};
     }
 
-    private Arbiter startArbiter(String name, Node first, Node second, ReplicationNetworkConfig network)
-            throws Exception {
+    /** Starts an arbiter; its constructor returns once it found the master, or after {@code waitSeconds}. */
+    private Arbiter startArbiter(String name, Node first, Node second, ReplicationNetworkConfig network,
+                                 int waitSeconds) throws Exception {
         Path home = work.resolve(name);
         Files.createDirectories(home);
         ArbiterConfig config = new ArbiterConfig();
@@ -258,7 +260,7 @@ class TlsReplicationTest {
         config.setNodeName(name);
         config.setNodeHostPort("localhost:" + HaGroup.freePort());
         config.setHelperHosts(first.hostPort() + "," + second.hostPort());
-        config.setUnknownStateTimeout(5, TimeUnit.SECONDS);
+        config.setUnknownStateTimeout(waitSeconds, TimeUnit.SECONDS);
         config.setRepNetConfig(network);
         return new Arbiter(config);
     }
