@@ -13,8 +13,15 @@ import java.util.List;
  * @param durability     the store's {@code <durability>}: a sync policy for {@code bdb}, the
  *                       {@code MASTER,REPLICA,ACK} triplet for {@code bdb-ha}
  * @param coalescingSync the store's {@code <coalescingSync>}
+ * @param replicationTls whether the group replicates over TLS ({@code <replicationTls>}, node certificates made by
+ *                       {@link HaCluster} with keytool)
  */
-public record MatrixConfiguration(String id, String label, int nodes, String durability, boolean coalescingSync) {
+public record MatrixConfiguration(String id, String label, int nodes, String durability, boolean coalescingSync,
+                                  boolean replicationTls) {
+
+    public MatrixConfiguration(String id, String label, int nodes, String durability, boolean coalescingSync) {
+        this(id, label, nodes, durability, coalescingSync, false);
+    }
 
     /** The baseline: the standalone store with the broker's default settings. */
     public static final MatrixConfiguration NON_HA = new MatrixConfiguration("non-ha", "No HA", 1, "NO_SYNC", true);
@@ -38,6 +45,8 @@ public record MatrixConfiguration(String id, String label, int nodes, String dur
             new MatrixConfiguration("ns-ns-all-coalescing", "NO_SYNC, NO_SYNC, ALL - coalescing-sync", 2,
                     "NO_SYNC,NO_SYNC,ALL", true),
             DEFAULT,
+            new MatrixConfiguration("default-tls", "default, replication over TLS", 2,
+                    "NO_SYNC,NO_SYNC,SIMPLE_MAJORITY", true, true),
             new MatrixConfiguration("default-3-nodes", "default, 3 nodes", 3, "NO_SYNC,NO_SYNC,SIMPLE_MAJORITY",
                     true));
 
@@ -67,6 +76,6 @@ public record MatrixConfiguration(String id, String label, int nodes, String dur
             return "external broker";
         }
         return (replicated() ? "bdb-ha, " + nodes + " nodes" : "bdb (standalone)") + ", durability " + durability
-                + ", coalescingSync " + coalescingSync;
+                + ", coalescingSync " + coalescingSync + (replicationTls ? ", replication over TLS" : "");
     }
 }
