@@ -139,6 +139,9 @@ final class ReplicatedEnvironmentFacade {
                         settings.sourceFile());
             }
             if (!openedBefore) {
+                LOG.info("Node {}: replication channel {}", settings.nodeName(), settings.replicationTls()
+                        .map(tls -> "TLS (" + String.join(",", tls.protocols()) + "; key store " + tls.keyStore()
+                                + ", allowed nodes '" + tls.allowedNodes() + "')").orElse("plain TCP"));
                 Optional<String> clash = replicationPortClash();
                 if (clash.isPresent()) {
                     return new NodeEnvironment.OpenOutcome.Failed(clash.get());
