@@ -85,7 +85,7 @@ public final class AmqpServer implements ProtocolFrontEnd {
 
     private void bind(ListenerConfig listener, FrontEndResources resources) throws InterruptedException {
         SslContext tls = listener.tls().map(t -> ServerTlsContext.from(t, listener.clientCertificates(),
-                context.etcDirectory())).orElse(null);
+                context.etcDirectory(), listener.name(), context.operationalLog())).orElse(null);
         ListenerSecurity listenerSecurity = new ListenerSecurity(tls != null,
                 listener.clientCertificates().map(ClientCertificateConfig::userName));
         ServerBootstrap bootstrap = new ServerBootstrap()

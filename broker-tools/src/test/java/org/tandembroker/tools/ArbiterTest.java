@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sleepycat.je.rep.arbiter.Arbiter;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -117,6 +118,34 @@ class ArbiterTest {
         assertThat(twice.err()).contains("should be specified only once");
         assertThat(unknown.err()).contains("Unknown options: '--groups'", "Possible solutions: --group-name");
         assertThat(empty.err()).contains("arbiter: --group-name is empty");
+    }
+
+    @Test
+    void replicationTlsSettingsAreValidatedLikeTheBrokersAndABadOneIsAUsageError(@TempDir Path dir)
+            throws Exception {
+        Path inline = dir.resolve("inline.properties");
+        Files.writeString(inline, "keyStore=node.p12\nkeyStorePassword=secret\n");
+        Path missingStore = dir.resolve("missing.properties");
+        Files.writeString(missingStore, "keyStore=nowhere.p12\nkeyStorePasswordFile=pw\ntrustStore=t.jks\n"
+                + "allowedNodes=mirror\n");
+        String[] common = {"--group", "g", "--node", "a", "--host-port", "localhost:6000", "--helpers",
+                "localhost:5000", "--dir", dir.resolve("arb").toString(), "--replication-tls"};
+
+        ToolRun absent = ToolRun.of(ArbiterMain::run, append(common, dir.resolve("absent").toString()));
+        ToolRun password = ToolRun.of(ArbiterMain::run, append(common, inline.toString()));
+        ToolRun store = ToolRun.of(ArbiterMain::run, append(common, missingStore.toString()));
+
+        assertThat(List.of(absent, password, store)).allSatisfy(run -> assertThat(run.exitCode()).isEqualTo(2));
+        assertThat(absent.err()).contains("--replication-tls " + dir.resolve("absent") + " cannot be read");
+        assertThat(password.err()).contains(inline + ": <replicationTls/keyStorePassword>", "(not shown)",
+                "keyStorePasswordFile").doesNotContain("secret");
+        assertThat(store.err()).contains("<replicationTls/keyStore>", dir.resolve("nowhere.p12") + " does not exist");
+    }
+
+    private static String[] append(String[] first, String last) {
+        String[] all = java.util.Arrays.copyOf(first, first.length + 1);
+        all[first.length] = last;
+        return all;
     }
 
     @Test

@@ -163,6 +163,25 @@ class HaAdminTest {
     }
 
     @Test
+    void theMasterRoleMovesToTheReplicaAndBack() throws Exception {
+        ToolRun there = ToolRun.haAdmin(first.asAdmin(), "transfer-master", "node-2", "--json");
+        assertThat(there.exitCode()).as(there.toString()).isZero();
+        assertThat(JSON.readTree(there.out()).path("master").asText()).isEqualTo("node-2");
+        await().atMost(ROLE_DEADLINE).until(() -> status(second).path("askedNodeState").asText().equals("MASTER")
+                && status(first).path("askedNodeState").asText().equals("REPLICA"));
+
+        ToolRun again = ToolRun.haAdmin(second.asAdmin(), "transfer-master", "node-2");
+        assertThat(again.exitCode()).as(again.toString()).isEqualTo(1);
+        assertThat(again.err()).contains("node node-2 is the master already");
+
+        ToolRun back = ToolRun.haAdmin(first.asAdmin(), "transfer-master", "node-1", "--timeout-seconds", "30");
+        assertThat(back.exitCode()).as(back.toString()).isZero();
+        assertThat(back.out()).isEqualTo("node node-1 is the master of group pair (asked node node-1)\n");
+        await().atMost(ROLE_DEADLINE).until(() -> status(first).path("askedNodeState").asText().equals("MASTER")
+                && "REPLICA".equals(node(status(first), "node-2").path("state").asText()));
+    }
+
+    @Test
     void aRunningNodeCanNeitherBeRemovedNorMoved() {
         ToolRun removal = ToolRun.haAdmin(first.asAdmin(), "remove-node", "node-2");
         ToolRun move = ToolRun.haAdmin(first.asAdmin(), "update-address", "node-2", "elsewhere.example.com", "5999");

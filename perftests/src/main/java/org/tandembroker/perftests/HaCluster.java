@@ -65,6 +65,18 @@ public final class HaCluster implements AutoCloseable {
     public static HaCluster write(Path directory, Path lib, List<String> jvmOptions, int nodes, String durability,
                                   boolean coalescingSync, boolean jmx, List<String> repConfig)
             throws IOException, InterruptedException {
+        return write(directory, lib, jvmOptions, nodes, durability, coalescingSync, jmx, repConfig, false);
+    }
+
+    /**
+     * As {@link #write(Path, Path, List, int, String, boolean, boolean, List)}; with {@code replicationTls} the
+     * group replicates over TLS: each node gets a self-signed certificate {@code CN=node-I, O=Tandem perftests}
+     * (made with keytool under {@code directory/tls}), every node trusts all of them, and {@code <allowedNodes>}
+     * allows exactly those names (docs/security.md).
+     */
+    public static HaCluster write(Path directory, Path lib, List<String> jvmOptions, int nodes, String durability,
+                                  boolean coalescingSync, boolean jmx, List<String> repConfig, boolean replicationTls)
+            throws IOException, InterruptedException {
         byte[] secret = new byte[18];
         new SecureRandom().nextBytes(secret);
         HaCluster cluster = new HaCluster(directory, lib, jvmOptions, nodes,
@@ -81,6 +93,7 @@ public final class HaCluster implements AutoCloseable {
             rep.append("    <repConfig><name>").append(pair, 0, eq).append("</name><value>")
                     .append(pair.substring(eq + 1)).append("</value></repConfig>\n");
         }
+        List<String> tls = replicationTls ? replicationTls(directory.resolve("tls"), nodes) : null;
         for (int i = 0; i < nodes; i++) {
             BrokerFiles node = BrokerFiles.write(directory.resolve("node-" + (i + 1)), lib, StoreSetup.COALESCING,
                     "128MiB", List.of());
@@ -124,7 +137,7 @@ public final class HaCluster implements AutoCloseable {
                         <durability>%s</durability>
                         <coalescingSync>%s</coalescingSync>
                         <designatedPrimary>false</designatedPrimary>
-                    %s  </store>
+                    %s%s  </store>
                       <queues autoCreate="true">
                         <defaults durable="true" maxDepthMessages="0" maxDepthBytes="0" messageTtl="0" maxDeliveries="10"
                                   deadLetterQueue="DLQ"/>
@@ -132,7 +145,8 @@ public final class HaCluster implements AutoCloseable {
                       </queues>
                     </virtualHost>
                     """.formatted(i + 1, nodes, BrokerFiles.VIRTUAL_HOST, BrokerFiles.VIRTUAL_HOST, GROUP, i + 1,
-                    replicationPorts.get(i), replicationPorts.get(0), durability, coalescingSync, rep));
+                    replicationPorts.get(i), replicationPorts.get(0), durability, coalescingSync, rep,
+                    tls == null ? "" : tls.get(i)));
             cluster.files.add(node);
         }
         return cluster;
@@ -322,6 +336,51 @@ public final class HaCluster implements AutoCloseable {
             }
         }
         ResultsFolder.deleteTree(directory);
+    }
+
+    /**
+     * Makes each node's key store and the shared trust store with keytool; returns each node's
+     * {@code <replicationTls>} element.
+     */
+    private static List<String> replicationTls(Path tls, int nodes) throws IOException, InterruptedException {
+        Files.createDirectories(tls);
+        String password = "perftests-" + Long.toHexString(new SecureRandom().nextLong());
+        Path passwordFile = tls.resolve("password");
+        Files.writeString(passwordFile, password + "\n", StandardCharsets.UTF_8);
+        Path trust = tls.resolve("trust.jks");
+        List<String> elements = new ArrayList<>();
+        for (int i = 1; i <= nodes; i++) {
+            Path keyStore = tls.resolve("node-" + i + ".p12");
+            Path certificate = tls.resolve("node-" + i + ".crt");
+            keytool("-genkeypair", "-alias", "node", "-keyalg", "EC", "-groupname", "secp256r1", "-validity", "30",
+                    "-dname", "CN=node-" + i + ", O=Tandem perftests", "-storetype", "PKCS12", "-keystore",
+                    keyStore.toString(), "-storepass", password, "-keypass", password);
+            keytool("-exportcert", "-rfc", "-alias", "node", "-keystore", keyStore.toString(), "-storepass", password,
+                    "-file", certificate.toString());
+            keytool("-importcert", "-noprompt", "-alias", "node-" + i, "-file", certificate.toString(),
+                    "-storetype", "JKS", "-keystore", trust.toString(), "-storepass", password);
+            elements.add("""
+                        <replicationTls>
+                          <keyStore>%s</keyStore>
+                          <keyStorePasswordFile>%s</keyStorePasswordFile>
+                          <trustStore>%s</trustStore>
+                          <trustStoreType>JKS</trustStoreType>
+                          <allowedNodes>CN=node-[0-9]+, O=Tandem perftests</allowedNodes>
+                        </replicationTls>
+                    """.formatted(keyStore.toAbsolutePath(), passwordFile.toAbsolutePath(), trust.toAbsolutePath()));
+        }
+        return elements;
+    }
+
+    private static void keytool(String... arguments) throws IOException, InterruptedException {
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "keytool").toString());
+        command.addAll(List.of(arguments));
+        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (!process.waitFor(60, TimeUnit.SECONDS) || process.exitValue() != 0) {
+            throw new IOException("keytool " + arguments[0] + " failed: " + output.strip());
+        }
     }
 
     private static int freePort() throws IOException {

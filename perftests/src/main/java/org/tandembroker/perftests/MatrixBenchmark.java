@@ -106,8 +106,8 @@ public final class MatrixBenchmark implements Callable<Integer> {
     @Option(names = "--configs", split = ",", paramLabel = "ID",
             description = "Configurations (default: the profile's): non-ha, sync-sync-all, wns-wns-all,"
                     + " wns-wns-all-coalescing, wns-ns-all-coalescing, ns-ns-all-coalescing, default,"
-                    + " default-3-nodes; the peers artemis (Artemis standalone) and artemis-pair (Artemis"
-                    + " replicated primary/backup).")
+                    + " default-tls, default-3-nodes; the peers artemis (Artemis standalone) and artemis-pair"
+                    + " (Artemis replicated primary/backup).")
     private List<String> configs;
 
     @Option(names = "--clients", split = ",", paramLabel = "N",
@@ -374,7 +374,8 @@ public final class MatrixBenchmark implements Callable<Integer> {
                     List<String> rep = configuration.nodes() == 2 ? List.of("je.rep.electionsPrimaryRetries=0")
                             : List.of();
                     cluster = HaCluster.write(directory, lib, brokerJvmOptions, configuration.nodes(),
-                            configuration.durability(), configuration.coalescingSync(), false, rep);
+                            configuration.durability(), configuration.coalescingSync(), false, rep,
+                            configuration.replicationTls());
                     try {
                         cluster.start(Duration.ZERO);
                     } finally {

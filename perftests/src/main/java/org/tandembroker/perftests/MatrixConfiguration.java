@@ -14,13 +14,15 @@ import java.util.List;
  * @param durability     the store's {@code <durability>}: a sync policy for {@code bdb}, the
  *                       {@code MASTER,REPLICA,ACK} triplet for {@code bdb-ha}
  * @param coalescingSync the store's {@code <coalescingSync>}
+ * @param replicationTls whether the group replicates over TLS ({@code <replicationTls>}, node certificates made by
+ *                       {@link HaCluster} with keytool)
  * @param peer           the peer set-up this column runs, or null for Tandem (or an external broker)
  */
 public record MatrixConfiguration(String id, String label, int nodes, String durability, boolean coalescingSync,
-                                  PeerCluster.Shape peer) {
+                                  boolean replicationTls, PeerCluster.Shape peer) {
 
     public MatrixConfiguration(String id, String label, int nodes, String durability, boolean coalescingSync) {
-        this(id, label, nodes, durability, coalescingSync, null);
+        this(id, label, nodes, durability, coalescingSync, false, null);
     }
 
     /** The baseline: the standalone store with the broker's default settings. */
@@ -34,11 +36,11 @@ public record MatrixConfiguration(String id, String label, int nodes, String dur
 
     /** The peer standalone: Artemis with a synced journal. */
     public static final MatrixConfiguration ARTEMIS = new MatrixConfiguration("artemis", PeerCluster.PRODUCT
-            + " standalone (peer)", 1, PeerCluster.durability(PeerCluster.Shape.STANDALONE), false,
+            + " standalone (peer)", 1, PeerCluster.durability(PeerCluster.Shape.STANDALONE), false, false,
             PeerCluster.Shape.STANDALONE);
     /** The peer pair: Artemis primary/backup with shared-nothing replication. */
     public static final MatrixConfiguration ARTEMIS_PAIR = new MatrixConfiguration("artemis-pair", PeerCluster.PRODUCT
-            + " replicated pair (peer)", 2, PeerCluster.durability(PeerCluster.Shape.REPLICATED_PAIR), false,
+            + " replicated pair (peer)", 2, PeerCluster.durability(PeerCluster.Shape.REPLICATED_PAIR), false, false,
             PeerCluster.Shape.REPLICATED_PAIR);
 
     /**
@@ -57,6 +59,8 @@ public record MatrixConfiguration(String id, String label, int nodes, String dur
             new MatrixConfiguration("ns-ns-all-coalescing", "NO_SYNC, NO_SYNC, ALL - coalescing-sync", 2,
                     "NO_SYNC,NO_SYNC,ALL", true),
             DEFAULT,
+            new MatrixConfiguration("default-tls", "default, replication over TLS", 2,
+                    "NO_SYNC,NO_SYNC,SIMPLE_MAJORITY", true, true, null),
             new MatrixConfiguration("default-3-nodes", "default, 3 nodes", 3, "NO_SYNC,NO_SYNC,SIMPLE_MAJORITY",
                     true),
             ARTEMIS,
@@ -108,6 +112,6 @@ public record MatrixConfiguration(String id, String label, int nodes, String dur
                     : "standalone") + ", persistent; " + durability;
         }
         return (replicated() ? "bdb-ha, " + nodes + " nodes" : "bdb (standalone)") + ", durability " + durability
-                + ", coalescingSync " + coalescingSync;
+                + ", coalescingSync " + coalescingSync + (replicationTls ? ", replication over TLS" : "");
     }
 }

@@ -41,7 +41,8 @@ import org.tandembroker.core.exchange.ExchangeType;
  *
  * <h2>Store</h2>
  * {@code <store>} is kept generic ({@link StoreSettings}): its required {@code type} attribute, the text of
- * each simple child element by name, and the name/value pairs of every {@code <envConfig>} and
+ * each simple child element by name (the simple children of a group such as {@code <replicationTls>} as {@code
+ * replicationTls/keyStore}), and the name/value pairs of every {@code <envConfig>} and
  * {@code <repConfig>} element in file order. Each of those may hold one pair or several
  * ({@code <name>a</name><value>1</value><name>b</name><value>2</value>}). Text may contain commas; a
  * backslash-escaped comma ({@code NO_SYNC\,NO_SYNC\,SIMPLE_MAJORITY}, an older form) is unescaped. The store
@@ -158,6 +159,11 @@ public final class VirtualHostConfigLoader {
                 case "envConfig" -> envConfig.addAll(nameValues(child));
                 case "repConfig" -> repConfig.addAll(nameValues(child));
                 default -> {
+                    if (!child.children().isEmpty()) {
+                        // A group of settings (e.g. <replicationTls>): each simple child as "group/child".
+                        groupOfSettings(element, child, elements);
+                        continue;
+                    }
                     child.checkTextOnly(List.of(),
                             "text only (name/value lists go in <envConfig> or <repConfig>)");
                     if (elements.put(child.tag(), unescape(child.text())) != null) {
@@ -171,6 +177,26 @@ public final class VirtualHostConfigLoader {
             }
         }
         return new StoreSettings(element.file(), type, elements, envConfig, repConfig, sources);
+    }
+
+    /** The simple children of a store's settings group, as {@code group/child} (the store checks the names). */
+    private static void groupOfSettings(ConfigElement store, ConfigElement group, Map<String, String> elements)
+            throws ConfigException {
+        if (!group.ownText().isEmpty()) {
+            throw new ConfigException(store.file() + ": <" + group.path() + "> contains text '"
+                    + SecureXml.oneLine(group.ownText()) + "'; allowed: child elements");
+        }
+        if (elements.keySet().stream().anyMatch(key -> key.startsWith(group.tag() + "/"))) {
+            throw new ConfigException(store.file() + ": <" + group.path() + "> appears more than once; allowed: at "
+                    + "most once");
+        }
+        for (ConfigElement setting : group.children()) {
+            setting.checkTextOnly(List.of(), "text only");
+            if (elements.put(group.tag() + "/" + setting.tag(), unescape(setting.text())) != null) {
+                throw new ConfigException(store.file() + ": <" + setting.path() + "> appears more than once; "
+                        + "allowed: at most once");
+            }
+        }
     }
 
     /** {@code <name>n</name><value>v</value>} pairs, in order. */

@@ -15,6 +15,8 @@ public enum LogCode {
     BRK_1006("BRK-1006", "Configuration : {0}"),
     BRK_1007("BRK-1007", "Startup failed : {0}"),
     BRK_1008("BRK-1008", "Not ready : {0}"),
+    /** A TLS listener's key store file changed: reloaded (new connections get it), or kept the previous key. */
+    BRK_1009("BRK-1009", "Certificate : {0}"),
 
     VHT_1001("VHT-1001", "Created : {0}"),
     VHT_1002("VHT-1002", "Activated : {0}"),
@@ -60,7 +62,12 @@ public enum LogCode {
     HA_1004("HA-1004", "Rolled back : node {0} : {1}"),
     HA_1005("HA-1005", "Quorum : node {0} : {1}"),
     HA_1006("HA-1006", "Network restore : node {0} : {1}"),
-    HA_1007("HA-1007", "Hand-over : node {0} : {1}");
+    HA_1007("HA-1007", "Hand-over : node {0} : {1}"),
+    /**
+     * The replication channel refused a peer (an untrusted or unlisted certificate, TLS against plain TCP); {1} is
+     * "from ADDRESS" (it connected to this node) or "to ADDRESS" (this node connected), {2} why, for operators.
+     */
+    HA_1008("HA-1008", "Replication connection refused : node {0} : {1} : {2}");
 
     private final String code;
     private final String pattern;

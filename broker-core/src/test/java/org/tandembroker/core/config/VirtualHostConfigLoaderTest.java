@@ -305,9 +305,23 @@ class VirtualHostConfigLoaderTest {
     }
 
     @Test
-    void rejectsNestedElementsInASimpleStoreElement() throws IOException {
-        rejects("<store type=\"bdb\"><storePath><dir>x</dir></storePath></store>\n", "<store/storePath>",
-                "contains elements", "text only");
+    void aGroupOfStoreSettingsIsFlattenedForTheStoreToCheck() throws IOException, ConfigException {
+        VirtualHostConfig config = load("<store type=\"bdb-ha\"><replicationTls><keyStore>a.p12</keyStore>"
+                + "<allowedNodes>CN=a</allowedNodes></replicationTls></store>\n");
+        assertThat(config.store().elements()).containsEntry("replicationTls/keyStore", "a.p12")
+                .containsEntry("replicationTls/allowedNodes", "CN=a");
+    }
+
+    @Test
+    void rejectsElementsNestedInsideAGroupOfStoreSettings() throws IOException {
+        rejects("<store type=\"bdb\"><replicationTls><keyStore><dir>x</dir></keyStore></replicationTls></store>\n",
+                "<store/replicationTls/keyStore>", "contains elements", "text only");
+    }
+
+    @Test
+    void rejectsTextBesideTheSettingsOfAGroup() throws IOException {
+        rejects("<store type=\"bdb\"><replicationTls>x<keyStore>a</keyStore></replicationTls></store>\n",
+                "<store/replicationTls>", "contains text 'x'", "allowed: child elements");
     }
 
     @Test

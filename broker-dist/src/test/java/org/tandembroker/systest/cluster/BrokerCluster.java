@@ -194,6 +194,7 @@ public final class BrokerCluster implements AutoCloseable {
         private BiFunction<NodeIdentity, List<NodeIdentity>, String> store =
                 (node, group) -> StoreSection.replicated(node, group).xml();
         private final List<Consumer<BrokerNode.Builder>> customizers = new ArrayList<>();
+        private final List<Consumer<NodeNetwork>> onNetwork = new ArrayList<>();
 
         private Builder() {
         }
@@ -222,6 +223,15 @@ public final class BrokerCluster implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Run once the network exists, before any node starts: containers the nodes need from their first second
+         * (a {@link ReplicationTap} between two of them). The caller closes what it starts there.
+         */
+        public Builder onNetwork(Consumer<NodeNetwork> action) {
+            onNetwork.add(action);
+            return this;
+        }
+
         /** Creates the network and nodes and starts every node at once; returns when all listen. */
         public BrokerCluster start() {
             NodeNetwork network = NodeNetwork.create();
@@ -232,6 +242,7 @@ public final class BrokerCluster implements AutoCloseable {
             }
             List<BrokerNode> nodes = new ArrayList<>();
             try {
+                onNetwork.forEach(action -> action.accept(network));
                 for (int i = 1; i <= size; i++) {
                     BrokerNode.Builder builder = BrokerNode.builder("node" + i)
                             .network(network).index(i).peers(hosts).runId(runId)

@@ -379,9 +379,13 @@ public final class BrokerNode implements AutoCloseable {
         String node = storeElement("nodeName").orElse(name());
         String hostPort = storeElement("nodeHostPort").orElse(identity.replicationAddress());
         try {
-            Container.ExecResult result = container.execInContainer("java", "-Xmx48m",
+            List<String> command = new ArrayList<>(List.of("java", "-Xmx48m",
                     "-XX:TieredStopAtLevel=1", "-Xshare:auto", "-cp", HOME + "/lib/*", "com.sleepycat.je.rep.util.DbPing",
-                    "-groupName", group, "-nodeName", node, "-nodeHost", hostPort, "-socketTimeout", "5000");
+                    "-groupName", group, "-nodeName", node, "-nodeHost", hostPort, "-socketTimeout", "5000"));
+            if (settings.pingNetProps != null) {
+                command.addAll(List.of("-netProps", settings.pingNetProps));
+            }
+            Container.ExecResult result = container.execInContainer(command.toArray(String[]::new));
             if (result.getExitCode() != 0) {
                 throw new IllegalStateException(name() + ": DbPing exited " + result.getExitCode() + ": "
                         + result.getStdout() + result.getStderr());
@@ -689,10 +693,12 @@ public final class BrokerNode implements AutoCloseable {
                 .withWorkingDirectory(HOME)
                 .withLabel("org.tandembroker.systest", "cluster")
                 .withCommand(command().toArray(String[]::new))
-                .waitingFor(new ListeningWait().withStartupTimeout(settings.startupTimeout));
+                .waitingFor(new ListeningWait(settings.startedWhen).withStartupTimeout(settings.startupTimeout));
+        settings.etcFiles.forEach((name, content) ->
+                c.withCopyToContainer(Transferable.of(content, 0600), HOME + "/etc/" + name));
         for (NodeIdentity peer : settings.peers) {
             if (!peer.name().equals(id.name())) {
-                c.withExtraHost(peer.name(), peer.ipAddress());
+                c.withExtraHost(peer.name(), settings.hostOverrides.getOrDefault(peer.name(), peer.ipAddress()));
             }
         }
         int jmx = jmxPort;
@@ -727,12 +733,17 @@ public final class BrokerNode implements AutoCloseable {
 
     /** Waits until the container's output has more than {@code before} "listening on" lines. */
     private static void awaitListening(String containerId, int before, Duration timeout) {
+        awaitListening(containerId, before, timeout, LISTENING);
+    }
+
+    /** Waits until the container's output has more than {@code before} lines matching {@code started}. */
+    private static void awaitListening(String containerId, int before, Duration timeout, Pattern started) {
         DockerClient docker = docker();
         String[] last = {""};
         try {
             await("broker listening").atMost(timeout).pollInterval(Duration.ofMillis(200)).until(() -> {
                 last[0] = LogUtils.getOutput(docker, containerId);
-                if (listeningCount(last[0]) > before) {
+                if (count(started, last[0]) > before) {
                     return true;
                 }
                 InspectContainerResponse.ContainerState state = docker.inspectContainerCmd(containerId).exec().getState();
@@ -754,7 +765,11 @@ public final class BrokerNode implements AutoCloseable {
     }
 
     static int listeningCount(String output) {
-        Matcher m = LISTENING.matcher(output);
+        return count(LISTENING, output);
+    }
+
+    private static int count(Pattern pattern, String output) {
+        Matcher m = pattern.matcher(output);
         int count = 0;
         while (m.find()) {
             count++;
@@ -811,11 +826,20 @@ public final class BrokerNode implements AutoCloseable {
         }
     }
 
-    /** Testcontainers' start-up wait: "listening on" in the output, failing at once if the broker exits. */
+    /**
+     * Testcontainers' start-up wait: "listening on" (or the builder's {@link Builder#startedWhen} pattern) in the
+     * output, failing at once if the broker exits.
+     */
     private static final class ListeningWait extends AbstractWaitStrategy {
+        private final Pattern startedWhen;
+
+        ListeningWait(Pattern startedWhen) {
+            this.startedWhen = startedWhen;
+        }
+
         @Override
         protected void waitUntilReady() {
-            awaitListening(waitStrategyTarget.getContainerId(), 0, startupTimeout);
+            awaitListening(waitStrategyTarget.getContainerId(), 0, startupTimeout, startedWhen);
         }
     }
 
@@ -835,6 +859,10 @@ public final class BrokerNode implements AutoCloseable {
         private String runId = Integer.toHexString(ThreadLocalRandom.current().nextInt(0x100000, 0xFFFFFF));
         private boolean jmx;
         private String workVolume;
+        private final Map<String, byte[]> etcFiles = new java.util.LinkedHashMap<>();
+        private final Map<String, String> hostOverrides = new java.util.HashMap<>();
+        private String pingNetProps;
+        private Pattern startedWhen = LISTENING;
 
         private Builder(String name) {
             if (!name.matches("[a-z][a-z0-9-]{0,30}")) {
@@ -900,6 +928,43 @@ public final class BrokerNode implements AutoCloseable {
          */
         public Builder workVolume(String volumeName) {
             this.workVolume = volumeName;
+            return this;
+        }
+
+        /**
+         * A file copied to {@code /tandem/etc/<name>} (mode 0600) before the broker starts: key stores, password
+         * files. {@code name} may contain directories ({@code tls/node1.p12}).
+         */
+        public Builder etcFile(String name, byte[] content) {
+            etcFiles.put(name, content.clone());
+            return this;
+        }
+
+        /**
+         * Resolves peer {@code peerName} to {@code ipAddress} in this node's {@code /etc/hosts} instead of the
+         * peer's own address: what this node sends to that peer goes through whatever listens there (a
+         * {@link ReplicationTap}).
+         */
+        public Builder hostOverride(String peerName, String ipAddress) {
+            hostOverrides.put(peerName, ipAddress);
+            return this;
+        }
+
+        /**
+         * A JE network properties file in the container ({@code je.rep.channelType=ssl} and the key and trust
+         * stores) that {@link BrokerNode#ping()} gives DbPing ({@code -netProps}), for a group replicating over TLS.
+         */
+        public Builder pingNetProps(String containerPath) {
+            this.pingNetProps = containerPath;
+            return this;
+        }
+
+        /**
+         * The output line (a regular expression) that says the node has started, instead of "listening on": for
+         * a node that is not expected to finish starting (one its group refuses).
+         */
+        public Builder startedWhen(String regex) {
+            this.startedWhen = Pattern.compile(regex, Pattern.MULTILINE);
             return this;
         }
 

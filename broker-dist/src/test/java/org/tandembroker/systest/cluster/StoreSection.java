@@ -28,6 +28,7 @@ public final class StoreSection {
     private final Map<String, String> elements = new LinkedHashMap<>();
     private final List<String[]> envConfig = new ArrayList<>();
     private final List<String[]> repConfig = new ArrayList<>();
+    private final Map<String, Map<String, String>> nested = new LinkedHashMap<>();
 
     private StoreSection(String type) {
         this.type = type;
@@ -97,6 +98,15 @@ public final class StoreSection {
         return this;
     }
 
+    /**
+     * Sets (or replaces) an element with simple children, e.g. {@code <replicationTls>} with its
+     * {@code <keyStore>}, {@code <trustStore>} ... (written after the simple elements, in the order given).
+     */
+    public StoreSection element(String name, Map<String, String> children) {
+        nested.put(name, new LinkedHashMap<>(children));
+        return this;
+    }
+
     public StoreSection envConfig(String name, String value) {
         envConfig.add(new String[] {name, value});
         return this;
@@ -111,6 +121,12 @@ public final class StoreSection {
         StringBuilder xml = new StringBuilder("<store type=\"").append(escape(type)).append("\">\n");
         elements.forEach((name, value) ->
                 xml.append("    <").append(name).append('>').append(escape(value)).append("</").append(name).append(">\n"));
+        nested.forEach((name, children) -> {
+            xml.append("    <").append(name).append(">\n");
+            children.forEach((child, value) -> xml.append("      <").append(child).append('>').append(escape(value))
+                    .append("</").append(child).append(">\n"));
+            xml.append("    </").append(name).append(">\n");
+        });
         pairs(xml, "envConfig", envConfig);
         pairs(xml, "repConfig", repConfig);
         return xml.append("  </store>").toString();

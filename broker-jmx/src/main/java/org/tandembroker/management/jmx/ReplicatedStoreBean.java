@@ -129,11 +129,14 @@ final class ReplicatedStoreBean implements ReplicatedStoreMBean {
                                 + "STOPPED state"),
                         Map.entry("designatePrimary", "Designate this node primary; force=true skips the check that "
                                 + "the other node is not MASTER (split-brain risk)"),
+                        Map.entry("transferMaster", "Move the master role to a running replica once it has caught "
+                                + "up (waiting up to timeoutSeconds); returns the new master"),
                         Map.entry("pingNode", "JE's DbPing view of a node: state, master, VLSNs"),
                         Map.entry("pingNodeDetails", "JE's DbPing view of a node as data: state, master, VLSNs")),
                 Map.of("removeNodeFromGroup", List.of("nodeName"),
                         "updateAddress", List.of("nodeName", "newHostName", "newPort"),
                         "designatePrimary", List.of("force"),
+                        "transferMaster", List.of("nodeName", "timeoutSeconds"),
                         "pingNode", List.of("nodeName"),
                         "pingNodeDetails", List.of("nodeName")),
                 Set.of("pingNode", "pingNodeDetails"));
@@ -293,6 +296,38 @@ final class ReplicatedStoreBean implements ReplicatedStoreMBean {
         requireStopped(store, member, "removed from the group");
         await(store.removeNodeFromGroup(nodeName), "remove node " + nodeName + " from group " + store.groupName());
         LOG.info("Node {}: node {} removed from group {} over JMX", store.nodeName(), nodeName, store.groupName());
+    }
+
+    @Override
+    public String transferMaster(String nodeName, int timeoutSeconds) {
+        ReplicationControl store = store();
+        GroupMember member = member(store, nodeName);
+        if (timeoutSeconds < 1 || timeoutSeconds > 3600) {
+            throw new IllegalArgumentException("timeoutSeconds " + timeoutSeconds + " is outside 1-3600");
+        }
+        if (!member.type().equals("ELECTABLE")) {
+            throw new IllegalArgumentException("node " + nodeName + " is " + member.type() + ": only an electable "
+                    + "node can be master");
+        }
+        if (store.masterName().filter(nodeName::equals).isPresent()) {
+            throw new IllegalStateException("node " + nodeName + " is the master already");
+        }
+        String what = "transfer the master of group " + store.groupName() + " to node " + nodeName;
+        try {
+            String master = store.transferMaster(nodeName, timeoutSeconds)
+                    .get(timeoutSeconds + ADMIN_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+            LOG.info("Node {}: master of group {} transferred to {} over JMX", store.nodeName(), store.groupName(),
+                    master);
+            return master;
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("cannot " + what + ": " + BrokerException.from(e.getCause()).getMessage());
+        } catch (TimeoutException e) {
+            throw new IllegalStateException("cannot " + what + ": no answer within " + timeoutSeconds + " + "
+                    + ADMIN_TIMEOUT_SECONDS + " s");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("cannot " + what + ": interrupted");
+        }
     }
 
     @Override

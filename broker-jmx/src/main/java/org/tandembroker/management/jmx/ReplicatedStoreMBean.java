@@ -85,6 +85,13 @@ public interface ReplicatedStoreMBean {
      */
     void designatePrimary(boolean force);
 
+    /**
+     * Moves the master role to {@code nodeName}, a running replica (asked of any node of the group): JE waits up to
+     * {@code timeoutSeconds} (1 to 3600) for it to catch up, makes it master and the former master its replica, so
+     * the group keeps a master throughout (a rolling restart, a certificate rotation). Returns the new master.
+     */
+    String transferMaster(String nodeName, int timeoutSeconds);
+
     /** JE's DbPing view of a node of the group (state, master, VLSNs), asked over the network. Read only. */
     String pingNode(String nodeName);
 

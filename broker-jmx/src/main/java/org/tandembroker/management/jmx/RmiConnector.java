@@ -1,11 +1,9 @@
 package org.tandembroker.management.jmx;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
-import java.nio.file.Files;
 import java.rmi.AlreadyBoundException;
 import java.rmi.NoSuchObjectException;
 import java.rmi.registry.LocateRegistry;
@@ -15,7 +13,6 @@ import java.rmi.server.RMIClientSocketFactory;
 import java.rmi.server.RMIServerSocketFactory;
 import java.rmi.server.UnicastRemoteObject;
 import java.security.GeneralSecurityException;
-import java.security.KeyStore;
 import java.util.HashMap;
 import java.util.Map;
 import javax.management.MBeanServer;
@@ -23,12 +20,14 @@ import javax.management.remote.JMXConnectorServer;
 import javax.management.remote.JMXServiceURL;
 import javax.management.remote.rmi.RMIConnectorServer;
 import javax.management.remote.rmi.RMIJRMPServerImpl;
-import javax.net.ssl.KeyManagerFactory;
+import javax.net.ssl.KeyManager;
 import javax.net.ssl.SSLContext;
 import javax.rmi.ssl.SslRMIClientSocketFactory;
 import org.tandembroker.core.config.ManagementConfig;
 import org.tandembroker.core.config.TlsConfig;
+import org.tandembroker.core.oplog.LogCode;
 import org.tandembroker.core.oplog.OperationalLog;
+import org.tandembroker.core.security.ReloadingKeyManager;
 import org.tandembroker.management.OperatorAuthentication;
 
 /**
@@ -67,7 +66,7 @@ public final class RmiConnector implements AutoCloseable {
         String host = config.host();
         boolean wildcard = isWildcard(host);
         InetAddress bindAddress = wildcard ? null : InetAddress.getByName(host);
-        SSLContext tls = config.tls().isPresent() ? sslContext(config.tls().get()) : null;
+        SSLContext tls = config.tls().isPresent() ? sslContext(config.tls().get(), operationalLog) : null;
         BoundServerSocketFactory serverSockets = new BoundServerSocketFactory(bindAddress, tls);
         RMIClientSocketFactory clientSockets = tls != null ? new SslRMIClientSocketFactory() : null;
 
@@ -118,16 +117,15 @@ public final class RmiConnector implements AutoCloseable {
         return clientUrl;
     }
 
-    private static SSLContext sslContext(TlsConfig tls) throws IOException {
-        try (InputStream in = Files.newInputStream(tls.keyStore())) {
-            KeyStore keyStore = KeyStore.getInstance(tls.keyStoreType());
-            keyStore.load(in, tls.keyStorePassword().toCharArray());
-            KeyManagerFactory keys = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
-            keys.init(keyStore, tls.keyStorePassword().toCharArray());
+    /** The JMX server's TLS: a replaced key store file is loaded again at the next handshake (BRK-1009). */
+    private static SSLContext sslContext(TlsConfig tls, OperationalLog log) throws IOException {
+        try {
+            ReloadingKeyManager keys = new ReloadingKeyManager(tls.keyStore(), tls.keyStoreType(),
+                    tls.keyStorePassword().toCharArray(), "JMX connector", line -> log.log(LogCode.BRK_1009, line));
             SSLContext context = SSLContext.getInstance("TLS");
-            context.init(keys.getKeyManagers(), null, null);
+            context.init(new KeyManager[] {keys}, null, null);
             return context;
-        } catch (GeneralSecurityException | IOException e) {
+        } catch (GeneralSecurityException | IllegalArgumentException e) {
             throw new IOException("cannot use the JMX key store " + tls.keyStore() + " (" + tls.keyStoreType() + "): "
                     + rootMessage(e), e);
         }

@@ -108,7 +108,7 @@ final class GroupAdministration {
             helpers.add(new InetSocketAddress(helper.substring(0, colon),
                     Integer.parseInt(helper.substring(colon + 1))));
         }
-        return new ReplicationGroupAdmin(settings.groupName(), helpers);
+        return new ReplicationGroupAdmin(settings.groupName(), helpers, facade.networkConfig());
     }
 
     private ReplicatedEnvironment requireEnvironment() {

@@ -2,6 +2,7 @@ package org.tandembroker.store.bdbha;
 
 import com.sleepycat.je.rep.NodeState;
 import com.sleepycat.je.rep.NodeType;
+import com.sleepycat.je.rep.ReplicationNetworkConfig;
 import com.sleepycat.je.rep.ReplicationNode;
 import com.sleepycat.je.rep.util.DbPing;
 import java.io.IOException;
@@ -22,16 +23,19 @@ final class NodePing {
     }
 
     /**
-     * Pings {@code member} of {@code groupName}.
+     * Pings {@code member} of {@code groupName} over {@code network} (the node's own channel: TLS when the group
+     * replicates over TLS).
      *
      * @throws IOException (with JE's message) when the node does not answer within {@code timeoutMillis}
      */
-    static PingAnswer ping(GroupMember member, String groupName, int timeoutMillis) throws IOException {
+    static PingAnswer ping(GroupMember member, String groupName, int timeoutMillis, ReplicationNetworkConfig network)
+            throws IOException {
         try {
             int colon = member.hostPort().lastIndexOf(':');
             String host = member.hostPort().substring(0, colon);
             int port = Integer.parseInt(member.hostPort().substring(colon + 1));
-            NodeState state = new DbPing(new Node(member.name(), host, port), groupName, timeoutMillis).getNodeState();
+            NodeState state = new DbPing(new Node(member.name(), host, port), groupName, timeoutMillis, network)
+                    .getNodeState();
             String master = state.getMasterName();
             return new PingAnswer(state.getNodeName(), memberState(String.valueOf(state.getNodeState())),
                     master == null || master.isEmpty() ? Optional.empty() : Optional.of(master),

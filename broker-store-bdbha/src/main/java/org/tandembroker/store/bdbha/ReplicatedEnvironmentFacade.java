@@ -10,6 +10,7 @@ import com.sleepycat.je.rep.NetworkRestoreConfig;
 import com.sleepycat.je.rep.RepInternal;
 import com.sleepycat.je.rep.ReplicatedEnvironment;
 import com.sleepycat.je.rep.ReplicationConfig;
+import com.sleepycat.je.rep.ReplicationNetworkConfig;
 import com.sleepycat.je.rep.ReplicationNode;
 import com.sleepycat.je.rep.RollbackException;
 import com.sleepycat.je.rep.RollbackProhibitedException;
@@ -41,6 +42,7 @@ import org.tandembroker.core.exec.NamedThreadFactory;
 import org.tandembroker.core.exec.OwningThread;
 import org.tandembroker.core.oplog.LogCode;
 import org.tandembroker.core.oplog.OperationalLog;
+import org.tandembroker.store.bdbha.channel.ChannelRefusals;
 
 /**
  * Owns this node's JE {@link ReplicatedEnvironment}: opening it (with a network restore when JE asks for one),
@@ -76,6 +78,9 @@ final class ReplicatedEnvironmentFacade {
     private final NodeAddresses published;
     private final OperationalLog operationalLog;
     private final OwningThread roleThread;
+    private final ChannelRefusals refusals;
+    /** The role thread while it is inside JE's constructor, or null; guarded by itself. */
+    private final Thread[] opening = new Thread[1];
     private volatile ReplicatedEnvironment environment;
     /** Role thread only: whether an environment has opened in this process (its port was ours then). */
     private boolean openedBefore;
@@ -92,6 +97,33 @@ final class ReplicatedEnvironmentFacade {
         this.published = published;
         this.operationalLog = operationalLog;
         this.roleThread = roleThread;
+        this.refusals = ChannelRefusals.register(settings.nodeName(), (peer, reason) ->
+                operationalLog.log(LogCode.HA_1008, settings.nodeName(), peer, reason));
+    }
+
+    /** The network configuration of every connection of this node (TLS or plain, refusals reported as HA-1008). */
+    ReplicationNetworkConfig networkConfig() {
+        return settings.networkConfig(refusals.token());
+    }
+
+    /**
+     * Ends an open that cannot finish: a node joining for the first time waits in JE's constructor, retrying every
+     * second, until it finds a master, however long that takes (a group that refuses its certificate or its
+     * channel never answers). JE sleeps between attempts, so interrupting the thread makes the open fail and lets
+     * the store close. Called by the closing thread; does nothing when no open is under way.
+     */
+    void abandonOpening() {
+        synchronized (opening) {
+            if (opening[0] != null) {
+                LOG.info("Node {}: closing while still joining the group: abandoning the open", settings.nodeName());
+                opening[0].interrupt();
+            }
+        }
+    }
+
+    /** Stops reporting channel refusals: the store is closed for good. */
+    void release() {
+        refusals.close();
     }
 
     /** Opens the environment; JE's state changes (at once, then on every change) go to {@code changes}. */
@@ -114,14 +146,27 @@ final class ReplicatedEnvironmentFacade {
                         settings.sourceFile());
             }
             if (!openedBefore) {
+                LOG.info("Node {}: replication channel {}", settings.nodeName(), settings.replicationTls()
+                        .map(tls -> "TLS (" + String.join(",", tls.protocols()) + "; key store " + tls.keyStore()
+                                + ", allowed nodes '" + tls.allowedNodes() + "')").orElse("plain TCP"));
                 Optional<String> clash = replicationPortClash();
                 if (clash.isPresent()) {
                     return new NodeEnvironment.OpenOutcome.Failed(clash.get());
                 }
             }
-            ReplicationConfig repConfig = settings.replicationConfig();
+            ReplicationConfig repConfig = settings.replicationConfig(refusals.token());
             repConfig.setDesignatedPrimary(designatedPrimary);
-            env = new ReplicatedEnvironment(path.toFile(), repConfig, settings.environmentConfig());
+            synchronized (opening) {
+                opening[0] = self;
+            }
+            try {
+                env = new ReplicatedEnvironment(path.toFile(), repConfig, settings.environmentConfig());
+            } finally {
+                synchronized (opening) {
+                    opening[0] = null;
+                    Thread.interrupted(); // an abandonOpening() that came too late must not hit the next JE call
+                }
+            }
         } catch (InsufficientLogException e) {
             self.setName(threadName);
             return restoreFromNetwork(e, attempt, designatedPrimary, changes);
@@ -274,8 +319,8 @@ final class ReplicatedEnvironmentFacade {
         }
         try {
             InetSocketAddress wanted = new InetSocketAddress(host, port);
-            for (ReplicationNode node : new ReplicationGroupAdmin(settings.groupName(), helpers).getGroup()
-                    .getNodes()) {
+            for (ReplicationNode node : new ReplicationGroupAdmin(settings.groupName(), helpers, networkConfig())
+                    .getGroup().getNodes()) {
                 InetSocketAddress address = node.getSocketAddress();
                 if (address.getPort() == port && (node.getHostName().equalsIgnoreCase(host)
                         || address.equals(wanted))) {
@@ -336,7 +381,8 @@ final class ReplicatedEnvironmentFacade {
         try {
             ReplicationNode node = env.getGroup().getMember(master);
             if (node != null) {
-                byte[] appState = new DbPing(node, settings.groupName(), LOOKUP_TIMEOUT_MILLIS).getNodeState()
+                byte[] appState = new DbPing(node, settings.groupName(), LOOKUP_TIMEOUT_MILLIS, networkConfig())
+                        .getNodeState()
                         .getAppState();
                 return NodeAddresses.decode(appState).clientAddress();
             }

@@ -3,6 +3,7 @@ package org.tandembroker.store.bdbha;
 import org.tandembroker.core.store.replication.ReplicaLag;
 import org.tandembroker.store.bdb.JeLogFigures;
 import com.sleepycat.je.rep.ReplicatedEnvironment;
+import com.sleepycat.je.rep.ReplicationNetworkConfig;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalInt;
@@ -337,6 +338,7 @@ public final class ReplicatedMessageStore implements MessageStore {
             return;
         }
         machine.closing();
+        facade.abandonOpening();
         Thread current = Thread.currentThread();
         MasterSession currentSession = machine.session();
         boolean ownThread = machine.runsOn(current) || current == readerThread
@@ -351,6 +353,7 @@ public final class ReplicatedMessageStore implements MessageStore {
 
     private void closeNow() {
         machine.close();
+        facade.release();
         reader.shutdown();
         context.operationalLog().log(LogCode.MST_1003, name);
     }
@@ -375,6 +378,11 @@ public final class ReplicatedMessageStore implements MessageStore {
     }
 
     // ---- management (spec 1.6.8); the JMX layer maps these one to one ----
+
+    /** The network configuration of this node's replication connections (for DbPing and group administration). */
+    ReplicationNetworkConfig networkConfig() {
+        return facade.networkConfig();
+    }
 
     public String groupName() {
         return settings.groupName();

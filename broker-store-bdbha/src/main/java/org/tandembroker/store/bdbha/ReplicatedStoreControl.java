@@ -123,6 +123,6 @@ final class ReplicatedStoreControl implements ReplicationControl {
 
     @Override
     public PingAnswer ping(GroupMember member, int timeoutMillis) throws IOException {
-        return NodePing.ping(member, store.groupName(), timeoutMillis);
+        return NodePing.ping(member, store.groupName(), timeoutMillis, store.networkConfig());
     }
 }

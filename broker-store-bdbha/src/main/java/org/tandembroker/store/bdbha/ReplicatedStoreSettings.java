@@ -8,6 +8,7 @@ import com.sleepycat.je.EnvironmentConfig;
 import com.sleepycat.je.rep.NoConsistencyRequiredPolicy;
 import com.sleepycat.je.rep.ReplicationConfig;
 import com.sleepycat.je.rep.ReplicationMutableConfig;
+import com.sleepycat.je.rep.ReplicationNetworkConfig;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -21,6 +22,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.UnaryOperator;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.tandembroker.core.config.ConfigException;
@@ -29,6 +31,8 @@ import org.tandembroker.core.config.StoreSettings;
 import org.tandembroker.core.config.Units;
 import org.tandembroker.core.store.StoreContext;
 import org.tandembroker.store.bdb.BdbStoreSettings;
+import org.tandembroker.store.bdbha.channel.ChannelRefusals;
+import org.tandembroker.store.bdbha.channel.ReplicationTls;
 
 /**
  * The validated settings of a {@code <store type="bdb-ha">} element (spec 1.6.5). Immutable; made only by
@@ -56,12 +60,13 @@ import org.tandembroker.store.bdb.BdbStoreSettings;
  * @param maxDiskText       how {@code maxDisk} was given (or its default), for status and logs
  * @param envConfig         extra JE environment parameters, validated, in file order
  * @param repConfig         extra JE replication parameters, validated, in file order
+ * @param replicationTls    the TLS replication channel ({@code <replicationTls>}), or empty for plain TCP
  */
 public record ReplicatedStoreSettings(Path sourceFile, String virtualHostName, Path storePath, String groupName,
                                       String nodeName, String nodeHostPort, String helperHostPort,
                                       Durability durability, boolean coalescingSync, boolean designatedPrimary,
                                       long maxDisk, String maxDiskText, List<NameValue> envConfig,
-                                      List<NameValue> repConfig) {
+                                      List<NameValue> repConfig, Optional<ReplicationTls> replicationTls) {
 
     public static final String STORE_PATH = "storePath";
     public static final String GROUP_NAME = "groupName";
@@ -173,9 +178,10 @@ public record ReplicatedStoreSettings(Path sourceFile, String virtualHostName, P
         ReplicationConfig repProbe = new ReplicationConfig();
         List<NameValue> repConfig = repConfig(settings, repProbe);
         MaxDisk maxDisk = maxDisk(settings, storePath, envProbe);
+        Optional<ReplicationTls> replicationTls = replicationTls(settings, System::getenv);
         return new ReplicatedStoreSettings(file, context.virtualHostName(), storePath, groupName, nodeName,
                 nodeHostPort, helperHostPort, durability, coalescingSync, designatedPrimary, maxDisk.bytes(),
-                maxDisk.text(), envConfig, repConfig);
+                maxDisk.text(), envConfig, repConfig, replicationTls);
     }
 
     /**
@@ -243,9 +249,46 @@ public record ReplicatedStoreSettings(Path sourceFile, String virtualHostName, P
         return config;
     }
 
-    /** A fresh JE replication configuration. */
-    public ReplicationConfig replicationConfig() {
+    /**
+     * The {@code <replicationTls>} settings, if the element is present. Relative paths are resolved against the
+     * directory of the virtual host file; {@code environment} reads environment variables.
+     */
+    static Optional<ReplicationTls> replicationTls(StoreSettings settings, UnaryOperator<String> environment)
+            throws ConfigException {
+        String prefix = ReplicationTls.ELEMENT + "/";
+        Map<String, String> values = new LinkedHashMap<>();
+        settings.elements().forEach((name, value) -> {
+            if (name.startsWith(prefix)) {
+                values.put(name.substring(prefix.length()), value);
+            }
+        });
+        if (values.isEmpty()) {
+            if (settings.elements().containsKey(ReplicationTls.ELEMENT)) {
+                throw ConfigException.missing(settings.sourceFile(), "store/" + ReplicationTls.ELEMENT + "/"
+                        + ReplicationTls.KEY_STORE, "the TLS settings of the replication channel: "
+                        + String.join(", ", ReplicationTls.SETTINGS) + " (docs/security.md)");
+            }
+            return Optional.empty();
+        }
+        Path file = settings.sourceFile().toAbsolutePath();
+        Path base = file.getParent() == null ? Path.of("").toAbsolutePath() : file.getParent();
+        return Optional.of(ReplicationTls.from(settings.sourceFile(), "store/" + ReplicationTls.ELEMENT, values,
+                base, environment));
+    }
+
+    /**
+     * JE's network configuration of every connection this node makes or takes: TLS when {@code <replicationTls>}
+     * is given, plain TCP otherwise; refusals go to the {@link ChannelRefusals} registered as {@code refusalsToken}.
+     */
+    public ReplicationNetworkConfig networkConfig(String refusalsToken) {
+        return replicationTls.<ReplicationNetworkConfig>map(tls -> tls.networkConfig(refusalsToken))
+                .orElseGet(() -> ReplicationTls.plainNetworkConfig(refusalsToken));
+    }
+
+    /** A fresh JE replication configuration; channel refusals go to {@code refusalsToken}. */
+    public ReplicationConfig replicationConfig(String refusalsToken) {
         ReplicationConfig config = new ReplicationConfig(groupName, nodeName, nodeHostPort);
+        config.setRepNetConfig(networkConfig(refusalsToken));
         config.setHelperHosts(helperHostPort.replace(" ", ""));
         BROKER_REP_DEFAULTS.forEach(config::setConfigParam);
         for (NameValue parameter : repConfig) {
@@ -258,11 +301,12 @@ public record ReplicatedStoreSettings(Path sourceFile, String virtualHostName, P
     private static void rejectUnknownElements(StoreSettings settings) throws ConfigException {
         Set<String> unknown = new TreeSet<>(settings.elements().keySet());
         ELEMENTS.forEach(unknown::remove);
+        unknown.removeIf(name -> name.startsWith(ReplicationTls.ELEMENT + "/") || name.equals(ReplicationTls.ELEMENT));
         if (!unknown.isEmpty()) {
             throw new ConfigException(settings.sourceFile() + ": <store type=\"" + settings.type()
                     + "\"> has unknown element" + (unknown.size() > 1 ? "s " : " ") + unknown.stream()
                     .map(name -> "<" + name + ">").toList() + "; allowed: " + String.join(", ", ELEMENTS)
-                    + ", envConfig, repConfig");
+                    + ", " + ReplicationTls.ELEMENT + ", envConfig, repConfig");
         }
     }
 
@@ -347,13 +391,13 @@ public record ReplicatedStoreSettings(Path sourceFile, String virtualHostName, P
                 throw ConfigException.invalidValue(settings.sourceFile(), element, value,
                         "none: " + name + " is decided by the store (" + reserved + ")");
             }
-            if (name.equals("je.rep.channelType") || name.startsWith("je.rep.ssl")) {
-                // JE reads its SSL channel settings only from a je.properties file or a ReplicationSSLConfig, not
-                // from ReplicationConfig: set here they would be accepted and ignored, and replication would run
-                // unencrypted while the operator believes otherwise.
+            if (name.equals("je.rep.channelType") || name.startsWith("je.rep.ssl")
+                    || name.startsWith("je.rep.channelFactory")) {
+                // The channel is decided by <replicationTls> as a whole (key store, trust store, allow-list, password
+                // source): one JE parameter set here could only weaken or contradict it.
                 throw ConfigException.invalidValue(settings.sourceFile(), element, value,
-                        "none: encrypted replication channels are not supported yet (JE would silently ignore "
-                                + name + " here); run replication on a separate, protected network (docs/operations.md)");
+                        "none: " + name + " is decided by the store (set the replication channel with <"
+                                + ReplicationTls.ELEMENT + ">, docs/security.md)");
             }
             if (!seen.add(name)) {
                 throw ConfigException.invalidValue(settings.sourceFile(), element, value,

@@ -85,7 +85,7 @@ class ReplicatedStoreSettingsTest {
         assertThat(settings.maxDiskText()).isEqualTo("50% of the volume (default)");
         assertThat(settings.environmentConfig().getConfigParam(EnvironmentConfig.MAX_DISK))
                 .isEqualTo(Long.toString(settings.maxDisk()));
-        ReplicationConfig rep = settings.replicationConfig();
+        ReplicationConfig rep = settings.replicationConfig("test");
         assertThat(rep.getConfigParam(ReplicationConfig.ENV_UNKNOWN_STATE_TIMEOUT)).isEqualTo("5 s");
         assertThat(rep.getConfigParam(ReplicationConfig.ENV_SETUP_TIMEOUT)).isEqualTo("180 s");
         assertThat(rep.getConfigParam(ReplicationConfig.CONSISTENCY_POLICY)).isEqualTo("NoConsistencyRequiredPolicy");
@@ -141,7 +141,7 @@ class ReplicatedStoreSettingsTest {
 
         ReplicatedStoreSettings list = with("helperHostPort", "localhost:5000, 127.0.0.1:5001");
         assertThat(list.helperHostPorts()).containsExactly("localhost:5000", "127.0.0.1:5001");
-        assertThat(list.replicationConfig().getHelperHosts()).isEqualTo("localhost:5000,127.0.0.1:5001");
+        assertThat(list.replicationConfig("test").getHelperHosts()).isEqualTo("localhost:5000,127.0.0.1:5001");
     }
 
     @Test
@@ -170,18 +170,19 @@ class ReplicatedStoreSettingsTest {
         ReplicatedStoreSettings settings = parse(minimal(), List.of(),
                 List.of(new NameValue("je.rep.replicaAckTimeout", "20 s"), new NameValue("je.rep.node.priority", "3"),
                         new NameValue("je.rep.electionsOpenTimeout", "10 s")));
-        assertThat(settings.replicationConfig().getConfigParam(ReplicationConfig.REPLICA_ACK_TIMEOUT))
+        assertThat(settings.replicationConfig("test").getConfigParam(ReplicationConfig.REPLICA_ACK_TIMEOUT))
                 .isEqualTo("20 s");
-        assertThat(settings.replicationConfig().getConfigParam("je.rep.electionsOpenTimeout")).isEqualTo("10 s");
-        assertThat(settings.replicationConfig().getNodePriority()).isEqualTo(3);
+        assertThat(settings.replicationConfig("test").getConfigParam("je.rep.electionsOpenTimeout"))
+                .isEqualTo("10 s");
+        assertThat(settings.replicationConfig("test").getNodePriority()).isEqualTo(3);
     }
 
     @Test
-    void sslChannelParametersAreRefusedBecauseJeWouldSilentlyIgnoreThem() {
+    void jeChannelParametersAreRefusedBecauseReplicationTlsDecidesTheChannel() {
         refused(() -> parse(minimal(), List.of(), List.of(new NameValue("je.rep.channelType", "ssl"))),
-                "<store/repConfig je.rep.channelType>", "not supported", "separate, protected network");
+                "<store/repConfig je.rep.channelType>", "decided by the store", "<replicationTls>");
         refused(() -> parse(minimal(), List.of(), List.of(new NameValue("je.rep.ssl.keyStoreFile", "/k.jks"))),
-                "je.rep.ssl.keyStoreFile", "silently ignore");
+                "je.rep.ssl.keyStoreFile", "decided by the store", "<replicationTls>");
     }
 
     @Test

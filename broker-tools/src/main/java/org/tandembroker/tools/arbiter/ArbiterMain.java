@@ -2,19 +2,30 @@ package org.tandembroker.tools.arbiter;
 
 import com.sleepycat.je.rep.arbiter.Arbiter;
 import com.sleepycat.je.rep.arbiter.ArbiterConfig;
+import com.sleepycat.je.rep.ReplicationNetworkConfig;
 import java.io.IOException;
+import java.io.Reader;
+import java.nio.charset.StandardCharsets;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Properties;
 import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import org.tandembroker.core.config.ConfigException;
 import org.tandembroker.core.exec.Uninterruptibly;
+import org.tandembroker.core.oplog.LogCode;
+import org.tandembroker.core.oplog.OperationalLog;
 import org.tandembroker.store.bdbha.ReplicatedStoreSettings;
+import org.tandembroker.store.bdbha.channel.ChannelRefusals;
+import org.tandembroker.store.bdbha.channel.ReplicationTls;
 import org.tandembroker.tools.ToolCommandLine;
 import org.tandembroker.tools.ToolFailure;
 import picocli.CommandLine;
@@ -26,7 +37,11 @@ import picocli.CommandLine.Option;
  * <pre>
  * arbiter --group-name G --node-name N --node-host-port H:P --helper-host-port H1:P1,H2:P2 --dir DIR
  * </pre>
- * (the earlier spellings {@code --group --node --host-port --helpers} are accepted too). An arbiter stores no
+ * (the earlier spellings {@code --group --node --host-port --helpers} are accepted too), plus
+ * {@code --replication-tls FILE} when the group replicates over TLS: a properties file with the settings of the
+ * brokers' {@code <replicationTls>} ({@code keyStore=...}, {@code keyStorePasswordFile=...}, {@code trustStore=...},
+ * {@code allowedNodes=...}; docs/security.md), validated like theirs. Refused connections are logged as
+ * {@code HA-1008} lines. An arbiter stores no
  * messages: it votes in elections and acknowledges commits, so that a two-node group with an arbiter fails over
  * without an operator (the surviving node and the arbiter are a majority of three) and a master whose replica fails
  * keeps committing. It runs until the process is stopped (SIGTERM, Ctrl-C). Exit codes: 1 the arbiter could not
@@ -37,7 +52,8 @@ import picocli.CommandLine.Option;
  */
 @Command(name = "arbiter", sortOptions = false, usageHelpAutoWidth = true,
         customSynopsis = {"arbiter --group-name=GROUP --node-name=NAME --node-host-port=HOST:PORT",
-                "        --helper-host-port=HOST:PORT[,HOST:PORT] --dir=DIR [--rep-config=NAME=VALUE]..."},
+                "        --helper-host-port=HOST:PORT[,HOST:PORT] --dir=DIR [--replication-tls=FILE]",
+                "        [--rep-config=NAME=VALUE]..."},
         description = {"Runs a JE arbiter for a two-node Tandem HA group: it votes and acknowledges but stores no "
                 + "messages, so that the group fails over without an operator. Stop it with SIGTERM or Ctrl-C."},
         exitCodeOnInvalidInput = ToolFailure.USAGE, exitCodeOnExecutionException = ToolFailure.REFUSED)
@@ -62,6 +78,12 @@ public final class ArbiterMain implements Callable<Integer> {
             description = "A directory of the arbiter's own (created if missing).")
     Path directory;
 
+    @Option(names = "--replication-tls", paramLabel = "FILE",
+            description = "A properties file with the brokers' <replicationTls> settings (keyStore, keyStoreType, "
+                    + "keyStorePasswordFile or keyStorePasswordEnv, trustStore, trustStoreType, allowedNodes, "
+                    + "protocols), when the group replicates over TLS.")
+    Path replicationTls;
+
     @Option(names = "--rep-config", paramLabel = "NAME=VALUE",
             description = "A JE replication parameter for the arbiter (repeatable), checked by JE, e.g. "
                     + "--rep-config je.rep.electionsOpenTimeout=\"3 s\". The arbiter's defaults: "
@@ -83,9 +105,12 @@ public final class ArbiterMain implements Callable<Integer> {
             ReplicatedStoreSettings.ELECTIONS_OPEN_TIMEOUT, ReplicatedStoreSettings.ELECTION_MESSAGE_TIMEOUT,
             ReplicatedStoreSettings.ELECTIONS_READ_TIMEOUT, ReplicatedStoreSettings.ELECTION_MESSAGE_TIMEOUT);
 
-    /** The parsed options; {@code repConfig} holds the JE parameters in force (defaults, then the options'). */
+    /**
+     * The parsed options; {@code repConfig} holds the JE parameters in force (defaults, then the options'),
+     * {@code replicationTls} is empty for a plain TCP group.
+     */
     public record Options(String group, String node, String hostPort, String helpers, Path directory,
-                          Map<String, String> repConfig) {
+                          Map<String, String> repConfig, Optional<ReplicationTls> replicationTls) {
         public Options {
             repConfig = Collections.unmodifiableMap(new TreeMap<>(repConfig));
         }
@@ -138,7 +163,26 @@ public final class ArbiterMain implements Callable<Integer> {
         }
         return new Options(nonBlank("--group-name", group), nonBlank("--node-name", node),
                 nonBlank("--node-host-port", hostPort), nonBlank("--helper-host-port", helpers).replace(" ", ""),
-                directory.toAbsolutePath(), parameters);
+                directory.toAbsolutePath(), parameters, replicationTls == null ? Optional.empty()
+                        : Optional.of(replicationTls(replicationTls)));
+    }
+
+    /** Reads and validates {@code --replication-tls}; a bad file or setting is a usage error naming it. */
+    static ReplicationTls replicationTls(Path file) {
+        Properties properties = new Properties();
+        try (Reader reader = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+            properties.load(reader);
+        } catch (IOException e) {
+            throw ToolFailure.usage("--replication-tls " + file + " cannot be read: " + e.getMessage());
+        }
+        Map<String, String> values = new LinkedHashMap<>();
+        properties.stringPropertyNames().forEach(name -> values.put(name, properties.getProperty(name)));
+        Path absolute = file.toAbsolutePath();
+        try {
+            return ReplicationTls.from(file, "replicationTls", values, absolute.getParent(), System::getenv);
+        } catch (ConfigException e) {
+            throw ToolFailure.usage(e.getMessage());
+        }
     }
 
     private static String nonBlank(String option, String value) {
@@ -188,6 +232,12 @@ public final class ArbiterMain implements Callable<Integer> {
         config.setNodeName(options.node());
         config.setNodeHostPort(options.hostPort());
         config.setHelperHosts(options.helpers());
+        OperationalLog log = new OperationalLog();
+        ChannelRefusals refusals = ChannelRefusals.register(options.node(), (peer, reason) ->
+                log.log(LogCode.HA_1008, options.node(), peer, reason));
+        config.setRepNetConfig(options.replicationTls().<ReplicationNetworkConfig>map(tls ->
+                tls.networkConfig(refusals.token())).orElseGet(() -> ReplicationTls.plainNetworkConfig(
+                refusals.token())));
         // Do not wait forever for a master at startup: report and keep trying in the background.
         config.setUnknownStateTimeout(10, TimeUnit.SECONDS);
         options.repConfig().forEach(config::setConfigParam);

@@ -15,6 +15,7 @@ import picocli.CommandLine.Spec;
  * ha-admin status                          every node of the group as the asked node sees it: state, lag
  * ha-admin designate-primary NODE [--force] [--wait S]   make NODE (the node asked) the designated primary
  * ha-admin undesignate-primary NODE        take the designation back
+ * ha-admin transfer-master NODE            move the master role to the running replica NODE
  * ha-admin remove-node NODE                remove a stopped node from the group
  * ha-admin update-address NODE HOST PORT   move a stopped node to a new replication address
  * ha-admin ping NODE                       JE's DbPing view of NODE: its state, its master, its VLSNs
@@ -29,7 +30,8 @@ import picocli.CommandLine.Spec;
 @Command(name = "ha-admin", mixinStandardHelpOptions = true, version = "ha-admin (Tandem)",
         description = "Administers a Tandem replication group (bdb-ha virtual host) over a node's JMX connector.",
         subcommands = {StatusCommand.class, DesignatePrimaryCommand.class, UndesignatePrimaryCommand.class,
-                RemoveNodeCommand.class, UpdateAddressCommand.class, PingCommand.class},
+                TransferMasterCommand.class, RemoveNodeCommand.class, UpdateAddressCommand.class,
+                PingCommand.class},
         synopsisSubcommandLabel = "COMMAND", usageHelpAutoWidth = true,
         footer = {"", "Exit codes: 0 done, 1 refused by the broker, 2 usage, 3 cannot connect, "
                 + "4 authentication/authorisation."})

@@ -100,6 +100,12 @@ final class ReplicatedStoreClient {
                 int.class.getName());
     }
 
+    /** {@code transferMaster(node, timeoutSeconds)}: returns the new master's name. */
+    String transferMaster(String node, int timeoutSeconds) {
+        return (String) invoke("transferMaster", new Object[] {node, timeoutSeconds}, String.class.getName(),
+                int.class.getName());
+    }
+
     /** {@code pingNodeDetails(node)}: what the node answers JE's DbPing, asked from this node. */
     CompositeData ping(String node) {
         return (CompositeData) invoke("pingNodeDetails", new Object[] {node}, String.class.getName());
