@@ -45,7 +45,8 @@ class OperationsProcedureIT {
     private static final Duration START = Duration.ofSeconds(120);
     private static final Duration DEADLINE = Duration.ofSeconds(90);
     private static final String ADMIN_PASSWORD = "procedure-admin";
-    private static final int[] DOCUMENT_PORTS = {5672, 5673, 5674, 9001, 9002, 9003, 9404, 9405, 9406, 5000, 5001, 5002};
+    private static final int[] DOCUMENT_PORTS =
+            {5672, 5673, 5674, 9001, 9002, 9003, 9404, 9405, 9406, 5000, 5001, 5002};
 
     @TempDir(cleanup = CleanupMode.ON_SUCCESS)
     Path installation;
@@ -95,7 +96,8 @@ class OperationsProcedureIT {
         // A publish is what finds the quorum gone (its commit is not acknowledged): publish until node-a says so.
         await("node-a stops serving without node-b").atMost(DEADLINE).pollInterval(Duration.ofSeconds(1))
                 .until(() -> {
-                    if (master.lines().stream().anyMatch(line -> line.contains("HA-1005 : Quorum : node node-a : lost"))) {
+                    if (master.lines().stream()
+                            .anyMatch(line -> line.contains("HA-1005 : Quorum : node node-a : lost"))) {
                         return true;
                     }
                     probe(5672);
@@ -255,7 +257,8 @@ class OperationsProcedureIT {
         Path etcB = Files.createDirectories(root.resolve("node-b/etc/vhosts"));
         Files.writeString(etcB.getParent().resolve("broker.xml"), nodeBroker("node-b"));
         Files.writeString(etcB.resolve("default.xml"), nodeVirtualHost("node-b")
-                .replace("<designatedPrimary>true</designatedPrimary>", "<designatedPrimary>false</designatedPrimary>"));
+                .replace("<designatedPrimary>true</designatedPrimary>",
+                        "<designatedPrimary>false</designatedPrimary>"));
         Files.copy(ScriptProcess.HOME.resolve("etc/users"), etcB.getParent().resolve("users"));
         ScriptProcess nodeB = startBroker(startLine(root, "node-b"));
         nodeB.awaitLine("HA-1001 : Role changed : default : node node-b is now REPLICA \\(master node-a\\)", START);
@@ -314,7 +317,8 @@ class OperationsProcedureIT {
             case "node-a" -> hostA;
             case "node-b" -> hostA.replace("<nodeName>node-a</nodeName>", "<nodeName>node-b</nodeName>")
                     .replace("<nodeHostPort>localhost:" + ports.get(5000), "<nodeHostPort>localhost:" + ports.get(5001))
-                    .replace("<designatedPrimary>true</designatedPrimary>", "<designatedPrimary>false</designatedPrimary>");
+                    .replace("<designatedPrimary>true</designatedPrimary>",
+                            "<designatedPrimary>false</designatedPrimary>");
             case "node-c" -> hostA.replace("<nodeName>node-a</nodeName>", "<nodeName>node-c</nodeName>")
                     .replace("<nodeHostPort>localhost:" + ports.get(5000), "<nodeHostPort>localhost:" + ports.get(5002))
                     .replace("<helperHostPort>localhost:" + ports.get(5000), "<helperHostPort>localhost:"
@@ -353,7 +357,8 @@ class OperationsProcedureIT {
         }
         String statusLine = lines.get(lines.size() - 1);
         assertThat(statusLine).startsWith("bin/ha-admin status");
-        ScriptProcess status = awaitCommand(statusLine, Pattern.compile("node-b\\s+localhost:\\d+\\s+ELECTABLE\\s+REPLICA"));
+        ScriptProcess status = awaitCommand(statusLine,
+                Pattern.compile("node-b\\s+localhost:\\d+\\s+ELECTABLE\\s+REPLICA"));
         assertThat(status.text()).containsPattern("node-a\\s+localhost:\\d+\\s+ELECTABLE\\s+MASTER");
         return pair;
     }
