@@ -66,7 +66,7 @@ class OperationsProcedureIT {
     }
 
     @Test
-    void pairFiguresBackupRestoreSplitBrainAndThreeNodesAsWritten() throws Exception {
+    void pairFiguresBackupRestoreSplitBrainRecoveryAndThreeNodesAsWritten() throws Exception {
         setUp();
         Path first = installation.resolve("first");
         writeNode(first, "node-a");
