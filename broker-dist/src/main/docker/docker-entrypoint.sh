@@ -3,6 +3,8 @@
 #   broker [BrokerMain options]   (the default) the broker with /tandem/etc/broker.xml, work in /tandem/work
 #   arbiter                       a JE arbiter for a pair: TANDEM_GROUP_NAME, TANDEM_NODE_NAME,
 #                                 TANDEM_NODE_HOST_PORT, TANDEM_HELPER_HOST_PORT (the two brokers)
+#   ha-admin [ARGS]               bin/ha-admin inside the container, e.g. docker exec -e TANDEM_JMX_USER=admin
+#                                 -e TANDEM_JMX_PASSWORD=... CONTAINER /tandem/bin/docker-entrypoint ha-admin status
 #   tool CLASS [ARGS]             any broker-tools main class, e.g. org.tandembroker.tools.haadmin.HaAdmin status
 #   anything else                 run as given
 # Settings come from TANDEM_* environment variables (docs/configuration.md, "Environment variables"); the defaults
@@ -58,6 +60,9 @@ case "$command" in
     run_java -Dlogback.configurationFile=tandem-tools-logback.xml org.tandembroker.tools.arbiter.ArbiterMain \
       --group-name "$TANDEM_GROUP_NAME" --node-name "$TANDEM_NODE_NAME" \
       --node-host-port "$TANDEM_NODE_HOST_PORT" --helper-host-port "$TANDEM_HELPER_HOST_PORT" --dir /tandem/work "$@"
+    ;;
+  ha-admin)
+    run_java -Dlogback.configurationFile=tandem-tools-logback.xml org.tandembroker.tools.haadmin.HaAdmin "$@"
     ;;
   tool)
     main="$1"

@@ -4,8 +4,8 @@
 # No image registry is reachable from CI, so nothing is pulled: the root file system is assembled from this
 # machine's own Java 17 and C library and loaded with `docker import`.
 #   /opt/java      a Java runtime made with jlink from this machine's JDK (java.se plus the jdk.* modules a
-#                  broker and its diagnostics use: jcmd, JFR, JMX agent, EC crypto, DNS), or, if this JDK has no
-#                  jmods, a copy of its java.home without development files
+#                  broker, its tools and diagnostics use: jcmd, JFR, JMX agent and client, EC crypto, DNS), or,
+#                  if this JDK has no jmods, a copy of its java.home without development files
 #   /usr/lib/...   the shared libraries that runtime (and the few tools below) link against, found with ldd
 #   /bin/sh etc.   sh, cat, ls, getent, ps, kill, sleep from this machine when present (debugging via docker exec)
 #   /etc           passwd/group (root), nsswitch.conf (hosts: files dns), empty /tmp (1777)
@@ -59,7 +59,9 @@ done
 
 # --- Java runtime -------------------------------------------------------------------------------------------
 modules="java.se,jdk.unsupported,jdk.crypto.ec,jdk.crypto.cryptoki,jdk.management,jdk.management.agent"
-modules="$modules,jdk.naming.dns,jdk.net,jdk.zipfs,jdk.charsets,jdk.jfr,jdk.jcmd,jdk.attach,jdk.httpserver"
+# jdk.naming.rmi: the rmi: JNDI provider of the JMX client (ha-admin, backup.sh run inside a container).
+modules="$modules,jdk.naming.dns,jdk.naming.rmi,jdk.net,jdk.zipfs,jdk.charsets,jdk.jfr,jdk.jcmd,jdk.attach"
+modules="$modules,jdk.httpserver"
 if [ -x "$jdk/bin/jlink" ] && [ -f "$jdk/jmods/java.base.jmod" ]; then
   echo "build-base-image: jlink from $jdk ($version)"
   "$jdk/bin/jlink" --add-modules "$modules" --strip-debug --no-man-pages --no-header-files --compress=2 \
