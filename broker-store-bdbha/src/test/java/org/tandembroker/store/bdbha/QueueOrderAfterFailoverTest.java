@@ -9,16 +9,12 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.tandembroker.core.config.QueueConfig;
 import org.tandembroker.core.config.QueueOptions;
 import org.tandembroker.core.config.VirtualHostConfig;
-import org.tandembroker.core.message.ContentBudget;
 import org.tandembroker.core.message.IncomingMessage;
 import org.tandembroker.core.message.MessageMetadata;
 import org.tandembroker.core.message.MessageProperties;
@@ -29,8 +25,6 @@ import org.tandembroker.core.testing.RecordingConsumer;
 import org.tandembroker.core.testing.VirtualHostHarness;
 import org.tandembroker.core.vhost.BrokerVirtualHost;
 import org.tandembroker.core.vhost.Destination;
-import org.tandembroker.core.vhost.VirtualHostState;
-import org.tandembroker.store.bdbha.HaGroup.Node;
 
 /**
  * Priority order and last-value queues on a two-node group: the replica that takes over delivers in priority order,
@@ -44,50 +38,26 @@ class QueueOrderAfterFailoverTest {
 
     @TempDir
     Path work;
-    private final ExecutorService queuePool = Executors.newFixedThreadPool(2);
-    private final ScheduledExecutorService housekeeping = Executors.newSingleThreadScheduledExecutor();
-    private final List<BrokerVirtualHost> hosts = new ArrayList<>();
-    private HaGroup group;
+    private VirtualHostPair pair;
     private BrokerVirtualHost master;
     private BrokerVirtualHost replica;
-    private Node second;
 
     @AfterEach
     void close() {
-        hosts.forEach(host -> host.stop().join());
-        if (group != null) {
-            group.close();
+        if (pair != null) {
+            pair.close();
         }
-        queuePool.shutdownNow();
-        housekeeping.shutdownNow();
-    }
-
-    private BrokerVirtualHost host(Node node) {
-        BrokerVirtualHost host = new BrokerVirtualHost(CONFIG, node::newStore, node.operationalLog,
-                new ContentBudget(64L * 1024 * 1024), queuePool, housekeeping);
-        hosts.add(host);
-        host.start();
-        return host;
     }
 
     private void startGroup(String name) {
-        group = new HaGroup(work, name);
-        Node first = group.prepare("first", HaGroup.options());
-        master = host(first);
-        await().atMost(ROLE_DEADLINE).until(() -> master.state() == VirtualHostState.ACTIVE);
-        second = group.prepare("second", HaGroup.options());
-        replica = host(second);
-        assertThat(replica.firstRoleDecided()).succeedsWithin(ROLE_DEADLINE).isEqualTo(VirtualHostState.PASSIVE);
+        pair = VirtualHostPair.start(work, name, CONFIG);
+        master = pair.master();
+        replica = pair.replica();
     }
 
     /** The master's host stops; an operator designates the replica, which takes over. */
     private BrokerVirtualHost failOver() {
-        master.stop().join();
-        hosts.remove(master);
-        await().atMost(ROLE_DEADLINE).until(() -> second.store.nodeState().equals("UNKNOWN"));
-        assertThat(second.store.setDesignatedPrimary(true)).succeedsWithin(ROLE_DEADLINE);
-        await().atMost(ROLE_DEADLINE).until(() -> replica.state() == VirtualHostState.ACTIVE);
-        return replica;
+        return pair.failOver();
     }
 
     private static IncomingMessage message(String text, int priority, Map<String, Object> properties) {
