@@ -39,11 +39,6 @@ public final class OperatorAuthentication {
                 new AuthenticationThrottle(security.authFailureDelay(), security.authFailureDelayMax()), statistics);
     }
 
-    /** Without delays or counting that anyone reads (tests, embedded use). */
-    public static OperatorAuthentication unthrottled(Authenticator authenticator) {
-        return new OperatorAuthentication(authenticator, AuthenticationThrottle.off(), new SecurityStatistics());
-    }
-
     /**
      * Checks the password, counts a failure, and returns the outcome only after the delay the address's recent
      * failures earn (success too, so the delay does not give the answer away).

@@ -52,11 +52,6 @@ final class HttpCredentials {
         static final Verdict REFUSED = new Verdict(false, Duration.ZERO);
     }
 
-    /** Whether the request's {@code Authorization} header names a user with a management role. */
-    boolean accepts(String authorization, InetSocketAddress remote) {
-        return check(authorization, remote).accepted();
-    }
-
     /**
      * Checks the request's {@code Authorization} header. Credentials accepted within {@link #REMEMBERED} pass at once;
      * others from an address with recent failures are refused unchecked until its delay has passed (the endpoint's
