@@ -50,7 +50,7 @@ final class MasterSession implements AutoCloseable {
     /**
      * Most change sets (clients' commits) in one JE transaction. Each JE transaction costs a commit record, a
      * replication message, a replay on every replica and an acknowledgement round trip, whatever its size
-     * (measured in docs/performance.md, "How a replicated commit works now").
+     * (measured in docs/perf/log.md, "How a replicated commit works now").
      */
     static final int MAX_BATCH = 64;
 
