@@ -338,6 +338,13 @@ final class AmqpConnection implements ProtonEventListener, ClientConnection {
         if (links.containsKey(link)) {
             return; // opened already, when the held open was answered (openWhatArrivedMeanwhile)
         }
+        if (sameNameAttached(link)) {
+            // a duplicate on the same session never gets here (IncomingFrameGuard closes the connection)
+            AmqpLink.refuseAttach(link, ErrorConditions.condition(AmqpError.INVALID_FIELD, "a link named '"
+                    + link.getName() + "' with role " + (link instanceof Sender ? "receiver" : "sender")
+                    + " is already attached on this connection; link names are unique per direction per connection"));
+            return;
+        }
         AmqpLink amqpLink;
         if (link instanceof Receiver receiver) {
             amqpLink = receiver.getRemoteTarget() instanceof Coordinator
@@ -349,6 +356,17 @@ final class AmqpConnection implements ProtonEventListener, ClientConnection {
         link.setContext(amqpLink);
         links.put(link, amqpLink);
         amqpLink.attach();
+    }
+
+    /** Whether a link of this connection with the same name and role is still attached by the client. */
+    private boolean sameNameAttached(Link link) {
+        for (Link other : links.keySet()) {
+            if (other != link && other.getName().equals(link.getName()) && (other instanceof Sender) == (link instanceof Sender)
+                    && other.getRemoteState() == EndpointState.ACTIVE) {
+                return true;
+            }
+        }
+        return false;
     }
 
     @Override

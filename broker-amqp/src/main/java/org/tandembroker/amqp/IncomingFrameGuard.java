@@ -1,7 +1,13 @@
 package org.tandembroker.amqp;
 
+import java.util.HashMap;
+import java.util.Locale;
+import java.util.Map;
 import org.apache.qpid.proton.amqp.UnsignedInteger;
 import org.apache.qpid.proton.amqp.transport.AmqpError;
+import org.apache.qpid.proton.amqp.transport.Attach;
+import org.apache.qpid.proton.amqp.transport.Detach;
+import org.apache.qpid.proton.amqp.transport.End;
 import org.apache.qpid.proton.amqp.transport.Disposition;
 import org.apache.qpid.proton.amqp.transport.ErrorCondition;
 import org.apache.qpid.proton.engine.impl.ProtocolTracer;
@@ -15,7 +21,16 @@ import org.apache.qpid.proton.framing.TransportFrame;
  * wraps round before it passes {@code last}). A refused frame throws {@link Refused}; the connection
  * handler closes the connection with its condition.
  *
- * <p>Thread: the connection's event loop (Proton calls it from {@code Transport.process()}); stateless.
+ * <p>It also refuses a second attach with the name and role of a link the client already attached on the same
+ * session (AMQP 1.0 link names are unique per direction between two containers): Proton identifies a session's
+ * links by name, so it would fold the second attach onto the first link (nothing is answered and the client waits
+ * for ever, while the first link's handle mapping is overwritten). Refusing only the second link would need a
+ * second link of that name on our side, which Proton cannot represent, so the connection is closed with
+ * {@code amqp:invalid-field} naming the link. A duplicate on another session of the connection reaches
+ * {@link AmqpConnection}, which refuses just that attach.
+ *
+ * <p>Thread: the connection's event loop (Proton calls it from {@code Transport.process()}), which owns
+ * {@link #attachedNames}.
  */
 final class IncomingFrameGuard implements ProtocolTracer {
     /**
@@ -38,8 +53,30 @@ final class IncomingFrameGuard implements ProtocolTracer {
         }
     }
 
+    /** Per incoming channel, the client's attached links: "role name" by the client's handle. */
+    private final Map<Integer, Map<UnsignedInteger, String>> attachedNames = new HashMap<>();
+
     @Override
     public void receivedFrame(TransportFrame frame) {
+        if (frame.getBody() instanceof Attach attach) {
+            Map<UnsignedInteger, String> ofSession = attachedNames.computeIfAbsent(frame.getChannel(), c -> new HashMap<>());
+            String key = attach.getRole() + " " + attach.getName();
+            if (attach.getHandle() != null && !ofSession.containsKey(attach.getHandle()) && ofSession.containsValue(key)) {
+                throw new Refused(ErrorConditions.condition(AmqpError.INVALID_FIELD, "a link named '" + attach.getName()
+                        + "' with role " + attach.getRole().toString().toLowerCase(Locale.ROOT)
+                        + " is already attached on this session; link names are unique per direction per connection"));
+            }
+            if (attach.getHandle() != null) {
+                ofSession.put(attach.getHandle(), key);
+            }
+        } else if (frame.getBody() instanceof Detach detach) {
+            Map<UnsignedInteger, String> ofSession = attachedNames.get(frame.getChannel());
+            if (ofSession != null) {
+                ofSession.remove(detach.getHandle());
+            }
+        } else if (frame.getBody() instanceof End) {
+            attachedNames.remove(frame.getChannel());
+        }
         if (frame.getBody() instanceof Disposition disposition) {
             UnsignedInteger first = disposition.getFirst();
             UnsignedInteger last = disposition.getLast() == null ? first : disposition.getLast();

@@ -1,6 +1,7 @@
 package org.tandembroker.amqp;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 import java.nio.file.Path;
 import java.util.List;
@@ -12,6 +13,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import jakarta.jms.Connection;
+import jakarta.jms.JMSException;
 import jakarta.jms.Message;
 import jakarta.jms.MessageConsumer;
 import jakarta.jms.Queue;
@@ -90,6 +92,28 @@ class CoreVirtualHostTest {
             session.createProducer(queue).send(session.createTextMessage("through the core"));
             TextMessage received = (TextMessage) session.createConsumer(queue).receive(RECEIVE_TIMEOUT);
             assertThat(received.getText()).isEqualTo("through the core");
+        }
+    }
+
+    @Test
+    void anAddressWhoseQueueOptionsConflictWithTheExistingQueueIsRefusedNamingTheOptionAndTheConnectionCarriesOn()
+            throws Exception {
+        try (Connection connection = factory("").createConnection()) {
+            connection.start();
+            Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+            session.createProducer(session.createQueue("ticks?last-value-key=symbol"))
+                    .send(session.createTextMessage("first"));
+
+            for (String conflicting : List.of("ticks?priority=false", "ticks?last-value-key=isin")) {
+                Throwable refused = catchThrowable(() -> session.createConsumer(session.createQueue(conflicting)));
+                assertThat(refused).as(conflicting).isInstanceOf(JMSException.class)
+                        .hasMessageContaining("queue 'ticks' exists with other options")
+                        .hasMessageContaining("asks for: " + conflicting.substring(conflicting.indexOf('?') + 1));
+            }
+            TextMessage received = (TextMessage) session.createConsumer(session.createQueue("ticks"))
+                    .receive(RECEIVE_TIMEOUT);
+            assertThat(received.getText()).isEqualTo("first");
+            assertThat(virtualHost.queue("ticks").orElseThrow().config().options().lastValueKey()).isEqualTo("symbol");
         }
     }
 

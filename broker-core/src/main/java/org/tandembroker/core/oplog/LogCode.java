@@ -26,6 +26,12 @@ public enum LogCode {
     VHT_1006("VHT-1006", "Queue deleted : {0}"),
     VHT_1007("VHT-1007", "Message dead-lettered : queue {0} : message {1} : {2} -> {3}"),
     VHT_1008("VHT-1008", "Publish refused : queue {0} : {1}"),
+    /** A durable queue in the store and in the virtual host file: the file's changed limits were applied. */
+    VHT_1009("VHT-1009", "Queue settings from the file applied : {0} : {1}"),
+    /** A durable queue in the store and in the virtual host file: settings the file changes that were kept. */
+    VHT_1010("VHT-1010", "Queue settings in the file not applied : {0} : {1} : the queue keeps its stored "
+            + "settings (they shape the messages it holds); to change them, empty and delete the queue, or declare "
+            + "one under another name, then restart"),
 
     MST_1001("MST-1001", "Created : {0} store for {1} at {2}"),
     MST_1003("MST-1003", "Closed : {0}"),

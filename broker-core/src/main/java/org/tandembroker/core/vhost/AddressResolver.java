@@ -217,7 +217,8 @@ final class AddressResolver {
         return queue.thenApply(q -> {
             if (!address.matches(q.config().options())) {
                 throw new BrokerException(ErrorKind.NOT_ALLOWED, "queue '" + q.name() + "' exists with other options ("
-                        + q.config().options().describe() + ") than the address asks for");
+                        + q.config().options().describe() + ") than the address asks for: " + address.mismatches(q.config().options())
+                        + "; use the queue's options or another queue name");
             }
             return q;
         });

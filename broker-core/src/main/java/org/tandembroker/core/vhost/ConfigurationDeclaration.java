@@ -1,5 +1,6 @@
 package org.tandembroker.core.vhost;
 
+import java.util.List;
 import java.util.UUID;
 import org.tandembroker.core.config.BindingConfig;
 import org.tandembroker.core.config.ExchangeConfig;
@@ -10,12 +11,13 @@ import org.tandembroker.core.exchange.Exchange;
 import org.tandembroker.core.oplog.LogCode;
 import org.tandembroker.core.oplog.OperationalLog;
 import org.tandembroker.core.queue.BrokerQueue;
+import org.tandembroker.core.store.ConfigRecord;
 import org.tandembroker.core.store.MessageStore;
 import org.tandembroker.core.store.StoreTransaction;
 
 /**
  * Declares the exchanges, queues and bindings of the virtual host's configuration file that recovery did not
- * bring back, storing the durable ones in one transaction. Runs on the life-cycle thread during activation,
+ * bring back (and stores the file's changed limits of the queues it did), storing the durable ones in one transaction. Runs on the life-cycle thread during activation,
  * after recovery; stateless.
  */
 final class ConfigurationDeclaration {
@@ -29,9 +31,15 @@ final class ConfigurationDeclaration {
         this.operationalLog = operationalLog;
     }
 
-    /** Declares what is missing and waits until the durable part is stored. */
-    void declareMissing(MessageStore store) {
+    /**
+     * Declares what is missing, stores {@code changedQueues} (recovered queues whose limits the file changed,
+     * {@link ConfigurationRecovery#changedRecords}) and waits until the durable part is stored.
+     */
+    void declareMissing(MessageStore store, List<ConfigRecord> changedQueues) {
         StoreTransaction declarations = store.newTransaction();
+        for (ConfigRecord changed : changedQueues) {
+            declarations.putConfig(changed);
+        }
         for (ExchangeConfig ec : config.exchanges()) {
             if (topology.exchange(ec.name()) == null) {
                 UUID id = UUID.randomUUID();

@@ -12,6 +12,8 @@ import org.tandembroker.core.config.QueueConfig;
 import org.tandembroker.core.exchange.Binding;
 import org.tandembroker.core.exchange.Exchange;
 import org.tandembroker.core.exchange.ExchangeType;
+import org.tandembroker.core.oplog.LogCode;
+import org.tandembroker.core.oplog.OperationalLog;
 import org.tandembroker.core.queue.BrokerQueue;
 import org.tandembroker.core.store.ConfigRecord;
 import org.tandembroker.core.store.RecoveryHandler;
@@ -30,9 +32,20 @@ final class ConfigurationRecovery implements RecoveryHandler {
     private final Topology topology;
     private final List<ConfigRecord> bindingRecords = new ArrayList<>();
     private final Map<UUID, BrokerQueue> queuesById = new HashMap<>();
+    private final Map<String, QueueConfig> declaredQueues = new HashMap<>();
+    private final OperationalLog operationalLog;
+    private final List<ConfigRecord> changedRecords = new ArrayList<>();
 
-    ConfigurationRecovery(Topology topology) {
+    /**
+     * @param declaredQueues the queues the virtual host file declares: a stored queue of the same name takes the
+     *                       file's changed limits ({@link DeclaredQueueChanges})
+     */
+    ConfigurationRecovery(Topology topology, List<QueueConfig> declaredQueues, OperationalLog operationalLog) {
         this.topology = topology;
+        this.operationalLog = operationalLog;
+        for (QueueConfig declared : declaredQueues) {
+            this.declaredQueues.put(declared.name(), declared);
+        }
     }
 
     /** Adds amq.direct, amq.topic and amq.fanout, with ids that are the same on every node and every start. */
@@ -47,7 +60,7 @@ final class ConfigurationRecovery implements RecoveryHandler {
     public void configRecord(ConfigRecord record) {
         switch (record.type()) {
             case ConfigRecord.QUEUE -> {
-                QueueConfig qc = ConfigRecords.toQueueConfig(record);
+                QueueConfig qc = withDeclaredChanges(record, ConfigRecords.toQueueConfig(record));
                 BrokerQueue queue = topology.newQueue(record.id(), qc, false);
                 queue.expectRecoveredEntries();
                 ConfigRecords.toSubscriptionTerms(record).ifPresent(terms -> {
@@ -64,6 +77,32 @@ final class ConfigurationRecovery implements RecoveryHandler {
             case ConfigRecord.BINDING -> bindingRecords.add(record);
             default -> LOG.warn("Ignoring unknown configuration record type '{}' ({})", record.type(), record.id());
         }
+    }
+
+    /**
+     * The stored queue's settings with the changes the virtual host file makes to it: applied ones logged
+     * (VHT-1009) and stored again ({@link #changedRecords}), kept ones logged as a warning (VHT-1010), one line
+     * each per queue.
+     */
+    private QueueConfig withDeclaredChanges(ConfigRecord record, QueueConfig stored) {
+        QueueConfig declared = declaredQueues.get(stored.name());
+        if (declared == null || ConfigRecords.toSubscriptionTerms(record).isPresent()) {
+            return stored;
+        }
+        DeclaredQueueChanges changes = DeclaredQueueChanges.compare(stored, declared);
+        if (!changes.applied().isEmpty()) {
+            operationalLog.log(LogCode.VHT_1009, stored.name(), String.join(", ", changes.applied()));
+            changedRecords.add(ConfigRecords.queueRecord(record.id(), changes.queue()));
+        }
+        if (!changes.kept().isEmpty()) {
+            operationalLog.log(LogCode.VHT_1010, stored.name(), String.join(", ", changes.kept()));
+        }
+        return changes.queue();
+    }
+
+    /** The queue records to store again because the file changed their limits. */
+    List<ConfigRecord> changedRecords() {
+        return List.copyOf(changedRecords);
     }
 
     /** Binds the recovered bindings, once every record is in (a binding may come before its queue). */

@@ -71,6 +71,18 @@ record QueueAddress(String name, Boolean priority, String lastValueKey) {
                 && (lastValueKey == null || lastValueKey.equals(options.lastValueKey()));
     }
 
+    /** What this address asks for that a queue with {@code options} does not have, e.g. "priority=false". */
+    String mismatches(QueueOptions options) {
+        java.util.List<String> asked = new java.util.ArrayList<>();
+        if (priority != null && priority != options.priority()) {
+            asked.add(PRIORITY + "=" + priority);
+        }
+        if (lastValueKey != null && !lastValueKey.equals(options.lastValueKey())) {
+            asked.add(LAST_VALUE_KEY + "=" + lastValueKey);
+        }
+        return String.join(", ", asked);
+    }
+
     private static boolean bool(String address, String key, String value) {
         return switch (value) {
             case "true" -> true;

@@ -235,7 +235,7 @@ final class VirtualHostLifecycle {
     private void recoverAndActivate(MessageStore source) {
         assert lifecycleThread.isCurrent() : lifecycleThread.violation();
         operationalLog.log(LogCode.MST_1004, name());
-        ConfigurationRecovery configuration = new ConfigurationRecovery(topology);
+        ConfigurationRecovery configuration = new ConfigurationRecovery(topology, config.queues(), operationalLog);
         configuration.declareBuiltInExchanges();
         StoredEntries stored = source.recover(configuration);
         configuration.bind();
@@ -249,7 +249,7 @@ final class VirtualHostLifecycle {
         } else {
             operationalLog.log(LogCode.MST_1012, loader.entriesLoaded(), loader.queuesLoading());
         }
-        new ConfigurationDeclaration(config, topology, operationalLog).declareMissing(source);
+        new ConfigurationDeclaration(config, topology, operationalLog).declareMissing(source, configuration.changedRecords());
         status.becameActive();
         expirySweep = housekeeping.scheduleWithFixedDelay(topology::expireEntries,
                 EXPIRY_SWEEP_MILLIS, EXPIRY_SWEEP_MILLIS, TimeUnit.MILLISECONDS);

@@ -138,8 +138,21 @@ class QueueOptionsTest {
                 .failsWithin(Duration.ofSeconds(5)).withThrowableOfType(Exception.class)
                 .havingRootCause().isInstanceOfSatisfying(BrokerException.class, e -> {
                     assertThat(e.kind()).isEqualTo(ErrorKind.NOT_ALLOWED);
-                    assertThat(e.getMessage()).contains("'prices'", "last-value-key=symbol");
+                    assertThat(e.getMessage()).contains("'prices'", "last-value-key=symbol", "asks for: last-value-key=isin");
                 });
+    }
+
+    @Test
+    void anAddressTurningPriorityOffOnAPriorityQueueIsRefusedNamingTheOption() throws Exception {
+        assertThat(harness.host().resolveDestination("prices?priority=false"))
+                .failsWithin(Duration.ofSeconds(5)).withThrowableOfType(Exception.class)
+                .havingRootCause().isInstanceOfSatisfying(BrokerException.class, e -> {
+                    assertThat(e.kind()).isEqualTo(ErrorKind.NOT_ALLOWED);
+                    assertThat(e.getMessage()).contains("'prices'", "priority=true", "asks for: priority=false");
+                });
+        harness.publish("prices?priority=true&last-value-key=symbol", message("A 1", 4, Map.of("symbol", "A")));
+        assertThat(harness.host().queue("prices").orElseThrow().config().options())
+                .isEqualTo(new QueueOptions(true, "symbol"));
     }
 
     @Test
