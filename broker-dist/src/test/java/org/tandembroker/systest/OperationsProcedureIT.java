@@ -38,8 +38,11 @@ import org.junit.jupiter.api.io.TempDir;
  *       killed: node-b takes over without an operator.</li>
  * </ol>
  * Not run: the making of a split brain and its detection block (fig-1.6-detect). With node-a frozen, node-b's
- * {@code designate-primary} did not answer within ha-admin's 90 s (its split-brain check asks node-a, whose port
- * accepts connections while the process is stopped); a partition of containers does not have that problem.
+ * {@code designate-primary} now answers within seconds (the split-brain check gives each other node 3 s and names
+ * node-a as not answering: HaAdminFailoverTest), but node-a's process would still be master when thawed. A
+ * partition of containers by {@code docker network disconnect} removes node-b's interface, and JE then refuses
+ * the designation ({@code je.rep.nodeHostPort Invalid hostname: node2}): a split-brain test needs packets dropped
+ * between the containers instead.
  */
 class OperationsProcedureIT {
     private static final Duration START = Duration.ofSeconds(120);

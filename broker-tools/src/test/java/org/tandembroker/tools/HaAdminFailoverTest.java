@@ -5,6 +5,8 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.stream.StreamSupport;
@@ -47,10 +49,21 @@ class HaAdminFailoverTest {
 
         first.close();
         await().atMost(ROLE_DEADLINE).until(() -> !status(second).path("askedNodeState").asText().equals("REPLICA"));
-        ToolRun designation = ToolRun.haAdmin(second.asAdmin(), "designate-primary", "node-2", "--wait", "60");
+        // node-1 hung rather than gone (kill -STOP): its port accepts connections, nothing answers. The broker's
+        // split-brain check gives it a few seconds, not ha-admin's whole --timeout, and the operator is told.
+        ToolRun designation;
+        try (ServerSocket hungNode = new ServerSocket()) {
+            hungNode.setReuseAddress(true);
+            hungNode.bind(new InetSocketAddress("localhost", firstPort), 50);
+            designation = ToolRun.haAdmin(second.asAdmin(), "designate-primary", "node-2", "--wait", "60",
+                    "--timeout", "30");
+        }
 
         assertThat(designation.exitCode()).as(designation.toString()).isZero();
-        assertThat(designation.out()).isEqualTo("node node-2 is designated primary; it is MASTER\n");
+        assertThat(designation.out()).startsWith("node node-2 is designated primary; it is MASTER\nnode node-2 is "
+                + "designated primary; checked the other nodes first: did not answer within 3 s")
+                .contains("node-1 (localhost:" + firstPort + "): node node-1 (localhost:" + firstPort + ") did not "
+                        + "answer within 3000 ms");
         JsonNode afterFailover = status(second);
         assertThat(afterFailover.path("master").asText()).isEqualTo("node-2");
         assertThat(afterFailover.path("designatedPrimary").asBoolean()).isTrue();

@@ -128,7 +128,8 @@ final class ReplicatedStoreBean implements ReplicatedStoreMBean {
                         Map.entry("updateAddress", "Update the address of another node. The node must be in a "
                                 + "STOPPED state"),
                         Map.entry("designatePrimary", "Designate this node primary; force=true skips the check that "
-                                + "the other node is not MASTER (split-brain risk)"),
+                                + "the other node is not MASTER (split-brain risk). Returns what the other nodes "
+                                + "answered"),
                         Map.entry("transferMaster", "Move the master role to a running replica once it has caught "
                                 + "up (waiting up to timeoutSeconds); returns the new master"),
                         Map.entry("pingNode", "JE's DbPing view of a node: state, master, VLSNs"),
@@ -199,25 +200,34 @@ final class ReplicatedStoreBean implements ReplicatedStoreMBean {
     }
 
     @Override
-    public void designatePrimary(boolean force) {
-        designate(true, force);
+    public String designatePrimary(boolean force) {
+        return designate(true, force);
     }
 
-    private void designate(boolean designated, boolean force) {
+    private String designate(boolean designated, boolean force) {
         ReplicationControl store = store();
+        String account = "";
         if (designated && !force) {
-            Optional<String> risk = PrimaryDesignation.splitBrainRisk(store);
+            PrimaryDesignation.Check check = PrimaryDesignation.check(store);
+            Optional<String> risk = check.splitBrainRisk();
             if (risk.isPresent()) {
                 LOG.warn("Node {}: {}", store.nodeName(), risk.get());
                 throw new IllegalStateException(risk.get());
             }
+            account = "checked the other nodes first: " + check.account();
+            if (!check.silent().isEmpty()) {
+                LOG.warn("Node {}: designated primary; {}", store.nodeName(), check.account());
+            }
         }
         if (designated && force) {
+            account = "forced: the other nodes were not asked";
             LOG.warn("Node {}: designated primary by force, without checking that no other node is master",
                     store.nodeName());
         }
         await(store.setDesignatedPrimary(designated), "set designated primary " + designated + " on node "
                 + store.nodeName());
+        return designated ? "node " + store.nodeName() + " is designated primary; " + account
+                : "node " + store.nodeName() + " is not designated primary";
     }
 
     @Override

@@ -81,9 +81,12 @@ public interface ReplicatedStoreMBean {
     /**
      * Designates this node primary. With {@code force} false this is the {@code DesignatedPrimary} attribute's
      * checked form; with {@code force} true the check that the other node is not MASTER is skipped (the operator
-     * takes responsibility for a split brain).
+     * takes responsibility for a split brain). Each other node gets a few seconds to answer (a stopped or hung
+     * process does not: it is named in the result, and in the refusal when another node answered as MASTER).
+     *
+     * @return one line: the designation and what the other nodes answered (or that they were not asked)
      */
-    void designatePrimary(boolean force);
+    String designatePrimary(boolean force);
 
     /**
      * Moves the master role to {@code nodeName}, a running replica (asked of any node of the group): JE waits up to

@@ -37,13 +37,16 @@ final class DesignatePrimaryCommand extends HaAdminCommand {
      * @param designatedPrimary its flag now (true)
      * @param forced            whether the split-brain check was skipped
      * @param nodeState         its state after the designation (after waiting, with --wait)
+     * @param brokersAccount    the broker's account of the designation: what the other nodes answered (a node that
+     *                          did not answer within a few seconds is named), or that they were not asked
      */
-    record Designation(String node, boolean designatedPrimary, boolean forced, String nodeState) implements Result {
+    record Designation(String node, boolean designatedPrimary, boolean forced, String nodeState,
+            String brokersAccount) implements Result {
         @Override
         public String text() {
             return "node " + node + " is designated primary" + (forced ? " (forced, without checking the other node)"
                     : "") + "; it is " + nodeState + (nodeState.equals("MASTER") ? "" : ": JE makes it master at its "
-                    + "next election if its master is gone") + "\n";
+                    + "next election if its master is gone") + "\n" + brokersAccount + "\n";
         }
 
         @Override
@@ -58,18 +61,15 @@ final class DesignatePrimaryCommand extends HaAdminCommand {
     }
 
     private Result designate(ReplicatedStoreClient store) {
-        if (force) {
-            store.forceDesignation();
-        } else {
-            try {
-                store.setDesignatedPrimary(true);
-            } catch (ToolFailure refused) {
-                if (refused.exitCode() == ToolFailure.REFUSED && refused.getMessage().contains("split brain")) {
-                    throw new ToolFailure(ToolFailure.REFUSED, brokersExplanation(refused) + " (with ha-admin: "
-                            + "designate-primary " + node + " --force)", refused);
-                }
-                throw refused;
+        String account;
+        try {
+            account = store.designatePrimary(force);
+        } catch (ToolFailure refused) {
+            if (refused.exitCode() == ToolFailure.REFUSED && refused.getMessage().contains("split brain")) {
+                throw new ToolFailure(ToolFailure.REFUSED, brokersExplanation(refused) + " (with ha-admin: "
+                        + "designate-primary " + node + " --force)", refused);
             }
+            throw refused;
         }
         String state = store.nodeState();
         long deadline = System.nanoTime() + Duration.ofSeconds(waitSeconds).toNanos();
@@ -82,7 +82,7 @@ final class DesignatePrimaryCommand extends HaAdminCommand {
                     + waitSeconds + " s: is another node master (status), or does JE retry elections "
                     + "(je.rep.electionsPrimaryRetries)?");
         }
-        return new Designation(node, store.designatedPrimary(), force, state);
+        return new Designation(node, store.designatedPrimary(), force, state, account);
     }
 
     /** The broker's own words: the MBean's exception, under JMX's wrappers. */

@@ -86,9 +86,12 @@ final class ReplicatedStoreClient {
         session.setAttribute(name, "DesignatedPrimary", designated);
     }
 
-    /** {@code designatePrimary(true)}: designates without checking the other node. */
-    void forceDesignation() {
-        invoke("designatePrimary", new Object[] {true}, boolean.class.getName());
+    /**
+     * {@code designatePrimary(force)}: the broker refuses (without {@code force}) while another node answers as
+     * MASTER; returns its account of what the other nodes answered.
+     */
+    String designatePrimary(boolean force) {
+        return String.valueOf(invoke("designatePrimary", new Object[] {force}, boolean.class.getName()));
     }
 
     void removeNodeFromGroup(String node) {
