@@ -215,9 +215,10 @@ final class AddressResolver {
                     .withOptions(address.applyTo(defaults.options())), false);
         }
         return queue.thenApply(q -> {
-            if (!address.matches(q.config().options())) {
+            List<String> mismatches = address.mismatches(q.config().options());
+            if (!mismatches.isEmpty()) {
                 throw new BrokerException(ErrorKind.NOT_ALLOWED, "queue '" + q.name() + "' exists with other options ("
-                        + q.config().options().describe() + ") than the address asks for: " + address.mismatches(q.config().options())
+                        + q.config().options().describe() + ") than the address asks for: " + String.join(", ", mismatches)
                         + "; use the queue's options or another queue name");
             }
             return q;

@@ -17,8 +17,8 @@ import org.tandembroker.core.store.StoreTransaction;
 
 /**
  * Declares the exchanges, queues and bindings of the virtual host's configuration file that recovery did not
- * bring back (and stores the file's changed limits of the queues it did), storing the durable ones in one transaction. Runs on the life-cycle thread during activation,
- * after recovery; stateless.
+ * bring back, and stores the file's changed limits of the queues it did, the durable part in one transaction. Runs
+ * on the life-cycle thread during activation, after recovery; stateless.
  */
 final class ConfigurationDeclaration {
     private final VirtualHostConfig config;

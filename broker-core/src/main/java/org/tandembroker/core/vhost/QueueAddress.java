@@ -1,5 +1,7 @@
 package org.tandembroker.core.vhost;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import org.tandembroker.core.BrokerException;
 import org.tandembroker.core.ErrorKind;
@@ -65,22 +67,19 @@ record QueueAddress(String name, Boolean priority, String lastValueKey) {
         return lastValueKey == null ? options : options.withLastValueKey(lastValueKey);
     }
 
-    /** Whether a queue with {@code options} has what this address asks for. */
-    boolean matches(QueueOptions options) {
-        return (priority == null || priority == options.priority())
-                && (lastValueKey == null || lastValueKey.equals(options.lastValueKey()));
-    }
-
-    /** What this address asks for that a queue with {@code options} does not have, e.g. "priority=false". */
-    String mismatches(QueueOptions options) {
-        java.util.List<String> asked = new java.util.ArrayList<>();
+    /**
+     * What this address asks for that a queue with {@code options} does not have, e.g. {@code priority=false};
+     * empty when the queue has everything it asks for.
+     */
+    List<String> mismatches(QueueOptions options) {
+        List<String> asked = new ArrayList<>();
         if (priority != null && priority != options.priority()) {
             asked.add(PRIORITY + "=" + priority);
         }
         if (lastValueKey != null && !lastValueKey.equals(options.lastValueKey())) {
             asked.add(LAST_VALUE_KEY + "=" + lastValueKey);
         }
-        return String.join(", ", asked);
+        return asked;
     }
 
     private static boolean bool(String address, String key, String value) {

@@ -96,9 +96,4 @@ public final class PrimaryDesignation {
         }
         return new Check(group.nodeName(), group.groupName(), masters, answered, silent);
     }
-
-    /** Why designating this node of {@code group} primary now risks a split brain; empty when no other is master. */
-    public static Optional<String> splitBrainRisk(ReplicationControl group) {
-        return check(group).splitBrainRisk();
-    }
 }

@@ -48,8 +48,7 @@ final class NodePing {
         } catch (TimeoutException e) {
             ping.cancel(true); // interrupts the read: closes JE's channel, so the thread ends
             throw new IOException("node " + member.name() + " (" + member.hostPort() + ") did not answer within "
-                    + timeoutMillis + " ms (its port accepts connections, but a stopped or hung process does not "
-                    + "reply)");
+                    + timeoutMillis + " ms (stopped, hung, or unreachable from here)");
         } catch (InterruptedException e) {
             ping.cancel(true);
             Thread.currentThread().interrupt();
