@@ -1,6 +1,9 @@
 package org.tandembroker.perftests;
 
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.BitSet;
+import java.util.List;
 
 /**
  * Which messages the broker confirmed to each producer and which arrived at a consumer, so that a run can prove
@@ -18,6 +21,7 @@ public final class DeliveryLedger {
     private static final class Sets {
         final BitSet confirmed = new BitSet();
         final BitSet arrived = new BitSet();
+        long[] confirmedAt = new long[64];
         long duplicates;
     }
 
@@ -31,8 +35,14 @@ public final class DeliveryLedger {
     /** The broker confirmed message {@code sequence} of {@code producer}. */
     public void confirmed(int producer, long sequence) {
         Sets sets = producers[producer];
+        int index = Math.toIntExact(sequence);
+        long now = System.nanoTime();
         synchronized (sets) {
-            sets.confirmed.set(Math.toIntExact(sequence));
+            sets.confirmed.set(index);
+            if (index >= sets.confirmedAt.length) {
+                sets.confirmedAt = Arrays.copyOf(sets.confirmedAt, Math.max(index + 1, sets.confirmedAt.length * 2));
+            }
+            sets.confirmedAt[index] = now;
         }
     }
 
@@ -71,6 +81,38 @@ public final class DeliveryLedger {
             }
         }
         return total;
+    }
+
+    /**
+     * Every confirmed message that has not arrived, in producer then sequence order, with the moment
+     * ({@link System#nanoTime}) its confirmation reached the producer: the evidence to look at when
+     * {@link Check#missing()} is not 0.
+     */
+    public List<Missing> missing() {
+        List<Missing> missing = new ArrayList<>();
+        for (int producer = 0; producer < producers.length; producer++) {
+            Sets sets = producers[producer];
+            synchronized (sets) {
+                BitSet lost = (BitSet) sets.confirmed.clone();
+                lost.andNot(sets.arrived);
+                for (int sequence = lost.nextSetBit(0); sequence >= 0; sequence = lost.nextSetBit(sequence + 1)) {
+                    missing.add(new Missing(producer, sequence, sets.confirmedAt[sequence]));
+                }
+            }
+        }
+        return missing;
+    }
+
+    /** The highest sequence number {@code producer} had confirmed, or -1 if none. */
+    public long lastConfirmed(int producer) {
+        Sets sets = producers[producer];
+        synchronized (sets) {
+            return sets.confirmed.length() - 1;
+        }
+    }
+
+    /** A confirmed message that never arrived; {@code confirmedAtNanos} is a {@link System#nanoTime} reading. */
+    public record Missing(int producer, long sequence, long confirmedAtNanos) {
     }
 
     /** The outcome; meaningful once producers and consumers stopped. */

@@ -72,7 +72,7 @@ public final class FailoverUnderLoadRun {
         try (HaCluster cluster = HaCluster.write(Files.createTempDirectory(temp, "tandem-perf-failover-load-"), lib,
                 jvmOptions, topology.brokers(), FailoverRun.DURABILITY, true, true, repConfig)) {
             try {
-                FailoverUnderLoadResult result = measure(topology, load, cluster);
+                FailoverUnderLoadResult result = measure(topology, load, cluster, label);
                 progress.println(result.summary());
                 return result;
             } finally {
@@ -89,7 +89,7 @@ public final class FailoverUnderLoadRun {
         }
     }
 
-    private FailoverUnderLoadResult measure(FailoverTopology topology, Load load, HaCluster cluster)
+    private FailoverUnderLoadResult measure(FailoverTopology topology, Load load, HaCluster cluster, String label)
             throws Exception {
         progress.update("starting " + topology.label());
         cluster.start(Duration.ZERO);
@@ -167,6 +167,15 @@ public final class FailoverUnderLoadRun {
         threads.get(0).join(RESUME_LIMIT.toMillis());
         progress.println("node states after: " + FailoverRun.states(cluster) + "; killed at " + killWallClock);
         DeliveryLedger.Check check = ledger.check();
+        if (check.missing() > 0) {
+            Path evidence = results.resolve(label + "-missing.txt");
+            String described = LossEvidence.describe(ledger, killed, producers.size(), cluster);
+            Files.writeString(evidence, described + LossEvidence.drainWithAFreshConsumer(clients, ledger));
+            cluster.keepFiles();
+            progress.println(check.missing() + " confirmed messages missing: see " + evidence
+                    + "; the nodes' stores are kept in " + cluster.directory());
+            note = "lost messages: " + evidence.getFileName() + ", stores kept";
+        }
         if (!errors.isEmpty()) {
             note = (note.isEmpty() ? "" : note + "; ") + errors.size() + " client errors, first: " + errors.peek();
         }

@@ -44,6 +44,7 @@ public final class HaCluster implements AutoCloseable {
     private final BrokerProcess[] processes;
     private final String adminPassword;
     private Process arbiter;
+    private volatile boolean keepFiles;
     private Path arbiterOutput;
 
     private HaCluster(Path directory, Path lib, List<String> jvmOptions, int nodes, String adminPassword) {
@@ -335,7 +336,19 @@ public final class HaCluster implements AutoCloseable {
                 process.close();
             }
         }
-        ResultsFolder.deleteTree(directory);
+        if (!keepFiles) {
+            ResultsFolder.deleteTree(directory);
+        }
+    }
+
+    /** Keeps the group's directory (stores, configuration) after {@link #close()}: evidence of a failed run. */
+    public void keepFiles() {
+        keepFiles = true;
+    }
+
+    /** Where the group's files live (each node's configuration and store). */
+    public Path directory() {
+        return directory;
     }
 
     /**

@@ -13,7 +13,9 @@ import org.tandembroker.systest.cluster.ZeroLossChecker;
 /**
  * Everything the soak's checker needs: one {@link ZeroLossChecker} per consumed queue (a message published to the
  * topic exchange is expected on every queue its key is bound to), every producer transaction with its outcome,
- * and the failover clock: the time from a fault to the first consumed message that was sent after it.
+ * and two failover clocks: the time from a fault to the first consumed message that was sent after it, and the
+ * time from a fault until every producer that was working at the fault had a send attempted after it confirmed
+ * (the producers' side: a producer blocked in a send during the whole failover shows here, not in the first).
  *
  * <p>Thread-safe: producers and consumers record from their own threads, the nemesis from its own.
  */
@@ -23,6 +25,8 @@ final class ChaosLedger {
     private final List<Transaction> transactions = new CopyOnWriteArrayList<>();
     private final List<PendingFailover> pending = new CopyOnWriteArrayList<>();
     private final List<FailoverTime> failovers = new CopyOnWriteArrayList<>();
+    private final List<PendingResume> pendingResumes = new CopyOnWriteArrayList<>();
+    private final List<FailoverTime> producerResumes = new CopyOnWriteArrayList<>();
 
     /** A producer transaction: sequences {@code first..last} of {@code producer}, to {@code queues}. */
     record Transaction(String producer, long first, long last, List<String> queues, boolean committed) {
@@ -33,6 +37,10 @@ final class ChaosLedger {
     }
 
     private record PendingFailover(String kind, long atNanos, Map<String, Long> nextAtFault) {
+    }
+
+    /** The producers that have not yet had a send attempted after the fault confirmed, with their next sequence. */
+    private record PendingResume(String kind, long atNanos, Map<String, Long> waiting) {
     }
 
     ZeroLossChecker queue(String name) {
@@ -59,6 +67,24 @@ final class ChaosLedger {
 
     void settled(String producer, long sequence, List<String> targets) {
         targets.forEach(t -> queue(t).settled(producer, sequence));
+        if (pendingResumes.isEmpty()) {
+            return;
+        }
+        long now = System.nanoTime();
+        for (PendingResume p : pendingResumes) {
+            boolean last;
+            synchronized (p) {
+                Long next = p.waiting().get(producer);
+                if (next == null || sequence < next) {
+                    continue;
+                }
+                p.waiting().remove(producer);
+                last = p.waiting().isEmpty();
+            }
+            if (last && pendingResumes.remove(p)) {
+                producerResumes.add(new FailoverTime(p.kind(), (now - p.atNanos()) / 1_000_000));
+            }
+        }
     }
 
     void failed(String producer, long sequence, List<String> targets) {
@@ -92,7 +118,27 @@ final class ChaosLedger {
     void faultInjected(String kind) {
         Map<String, Long> next = new TreeMap<>();
         nextSequence.forEach((producer, n) -> next.put(producer, n.get()));
-        pending.add(new PendingFailover(kind, System.nanoTime(), next));
+        long now = System.nanoTime();
+        pending.add(new PendingFailover(kind, now, next));
+        if (!next.isEmpty()) {
+            pendingResumes.add(new PendingResume(kind, now, new TreeMap<>(next)));
+        }
+    }
+
+    /** Per fault, how long until the last producer working at the fault had a later send confirmed. */
+    List<FailoverTime> producerResumeTimes() {
+        return List.copyOf(producerResumes);
+    }
+
+    /** Faults after which some producer never had a later send confirmed (it stopped, or is still blocked). */
+    List<String> unresolvedProducerResumes() {
+        List<String> kinds = new ArrayList<>();
+        pendingResumes.forEach(p -> {
+            synchronized (p) {
+                kinds.add(p.kind() + " (waiting for " + p.waiting().keySet() + ")");
+            }
+        });
+        return kinds;
     }
 
     List<FailoverTime> failoverTimes() {

@@ -18,7 +18,8 @@ public record ChaosResult(ChaosOptions options, Duration elapsed, int steps, Map
                           long confirmed, long inDoubt, long consumed, long distinct, long duplicates, long lost,
                           long lostUnderPolicy, long orderViolations, long unexpected, long transactionsCommitted,
                           long transactionsRolledBack, long transactionsPartial, List<ChaosLedger.FailoverTime> failovers,
-                          List<String> unresolvedFailovers, int guardRefusals, int designations,
+                          List<String> unresolvedFailovers, List<ChaosLedger.FailoverTime> producerResumes,
+                          List<String> unresolvedProducerResumes, int guardRefusals, int designations,
                           Map<String, String> digests, Map<String, String> perQueue, List<String> events,
                           List<String> failures) {
 
@@ -99,7 +100,8 @@ public record ChaosResult(ChaosOptions options, Duration elapsed, int steps, Map
         injected.forEach((kind, count) -> faults.put(kind.label(), count));
         return new ChaosResult(options, elapsed, steps, faults, confirmed, inDoubt, consumed, distinct, duplicates,
                 lost, lostUnderPolicy, orderViolations, unexpected, committed, rolledBack, partial,
-                ledger.failoverTimes(), ledger.unresolvedFailovers(), guardRefusals, designations, digests, perQueue,
+                ledger.failoverTimes(), ledger.unresolvedFailovers(), ledger.producerResumeTimes(),
+                ledger.unresolvedProducerResumes(), guardRefusals, designations, digests, perQueue,
                 List.copyOf(events), List.copyOf(failures));
     }
 
@@ -109,7 +111,16 @@ public record ChaosResult(ChaosOptions options, Duration elapsed, int steps, Map
 
     /** The {@code p}-th percentile (0-100) of the failover times after faults whose label matches, or -1. */
     public long failoverPercentile(double p, boolean masterFaultsOnly) {
-        long[] sorted = failovers.stream()
+        return percentile(failovers, p, masterFaultsOnly);
+    }
+
+    /** The {@code p}-th percentile of the producers' resume times (see {@link ChaosLedger}), or -1. */
+    public long producerResumePercentile(double p, boolean masterFaultsOnly) {
+        return percentile(producerResumes, p, masterFaultsOnly);
+    }
+
+    private static long percentile(List<ChaosLedger.FailoverTime> times, double p, boolean masterFaultsOnly) {
+        long[] sorted = times.stream()
                 .filter(f -> !masterFaultsOnly || f.kind().endsWith("-master"))
                 .mapToLong(ChaosLedger.FailoverTime::millis).sorted().toArray();
         if (sorted.length == 0) {
@@ -142,6 +153,17 @@ public record ChaosResult(ChaosOptions options, Duration elapsed, int steps, Map
                 .append(" ms, max ").append(failoverPercentile(100, false)).append(" ms (")
                 .append(failovers.size()).append(" measured)\n");
         text.append("failover times: ").append(failovers).append('\n');
+        text.append("producers resumed (fault to the last working producer's first confirmed send attempted after it),"
+                        + " master faults: p50 ").append(producerResumePercentile(50, true)).append(" ms, p99 ")
+                .append(producerResumePercentile(99, true)).append(" ms, max ").append(producerResumePercentile(100, true))
+                .append(" ms; all faults: p50 ").append(producerResumePercentile(50, false)).append(" ms, p99 ")
+                .append(producerResumePercentile(99, false)).append(" ms, max ")
+                .append(producerResumePercentile(100, false)).append(" ms (").append(producerResumes.size())
+                .append(" measured, ").append(unresolvedProducerResumes.size()).append(" never resumed)\n");
+        text.append("producers resumed times: ").append(producerResumes).append('\n');
+        if (!unresolvedProducerResumes.isEmpty()) {
+            text.append("faults after which a producer never resumed: ").append(unresolvedProducerResumes).append('\n');
+        }
         if (options.topology().operator) {
             text.append("operator: ").append(designations).append(" designations after a kill, ")
                     .append(guardRefusals).append(" split-brain guard refusals checked\n");
