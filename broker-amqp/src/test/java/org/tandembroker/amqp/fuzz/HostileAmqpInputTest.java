@@ -58,7 +58,7 @@ class HostileAmqpInputTest {
         try (ProblemWatch watch = new ProblemWatch();
              FuzzedBroker broker = new FuzzedBroker(watch, FuzzedBroker.limits(), Optional.empty(), 64L << 20);
              ControlClient control = new ControlClient(broker.uri(), FuzzedBroker.USER, FuzzedBroker.PASSWORD, "control")) {
-            await().atMost(Duration.ofSeconds(20)).until(() -> control.roundTrips() > 0 || control.failure() != null);
+            await().atMost(Duration.ofSeconds(90)).until(() -> control.roundTrips() > 0 || control.failure() != null);
 
             long started = System.nanoTime();
             long heapBefore = 0;

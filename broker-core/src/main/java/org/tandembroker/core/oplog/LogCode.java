@@ -32,6 +32,9 @@ public enum LogCode {
     VHT_1010("VHT-1010", "Queue settings in the file not applied : {0} : {1} : the queue keeps its stored "
             + "settings (they shape the messages it holds); to change them, empty and delete the queue, or declare "
             + "one under another name, then restart"),
+    /** Two stored records of one queue name (an old auto-creation race): the later one's entries were moved. */
+    VHT_1011("VHT-1011", "Duplicate queue record merged : {0} : {1} stored entries of record {2} moved to the queue "
+            + "kept under the name ({3}); its record removed"),
 
     MST_1001("MST-1001", "Created : {0} store for {1} at {2}"),
     MST_1003("MST-1003", "Closed : {0}"),

@@ -2,6 +2,7 @@ package org.tandembroker.core.vhost;
 
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -16,11 +17,23 @@ import org.tandembroker.core.oplog.LogCode;
 import org.tandembroker.core.oplog.OperationalLog;
 import org.tandembroker.core.queue.BrokerQueue;
 import org.tandembroker.core.store.ConfigRecord;
+import org.tandembroker.core.store.MessageStore;
 import org.tandembroker.core.store.RecoveryHandler;
+import org.tandembroker.core.store.StoreTransaction;
+import org.tandembroker.core.store.StoredEntries;
+import org.tandembroker.core.store.StoredEntry;
 
 /**
  * Turns the store's configuration records back into exchanges, queues and bindings of the topology, the built-in
  * exchanges first. One per activation; runs on the life-cycle thread (the store calls it from there).
+ *
+ * <p><b>Two records of one queue name.</b> Before the fix of {@code Topology.declareQueue}'s race, two clients
+ * auto-creating a queue at the same moment could store two queue records of the same name, each with its own id,
+ * while the broker served one queue; its messages were stored under that one's id. The next recovery then made
+ * both queues but could show only one by name, hiding the other's messages (found by the failover-under-load
+ * benchmark). Now the first record of a name makes the queue and a later one is a duplicate:
+ * {@link #mergeDuplicateQueues} moves its stored entries and bindings to the kept queue and removes its record,
+ * before any entry is loaded ({@code VHT-1011}).
  */
 final class ConfigurationRecovery implements RecoveryHandler {
     private static final Logger LOG = LoggerFactory.getLogger(ConfigurationRecovery.class);
@@ -29,9 +42,18 @@ final class ConfigurationRecovery implements RecoveryHandler {
             new ExchangeConfig("amq.topic", ExchangeType.TOPIC, true),
             new ExchangeConfig("amq.fanout", ExchangeType.FANOUT, true));
 
+    /** Entries moved per transaction when a duplicate queue record is merged. */
+    static final int ENTRIES_PER_MOVE = 1024;
+
     private final Topology topology;
     private final List<ConfigRecord> bindingRecords = new ArrayList<>();
     private final Map<UUID, BrokerQueue> queuesById = new HashMap<>();
+    private final Map<String, BrokerQueue> queuesByName = new HashMap<>();
+    /** Queue records repeating an earlier record's name, by record id: the queue their entries move to. */
+    private final Map<UUID, BrokerQueue> duplicates = new LinkedHashMap<>();
+    /** Binding records of a duplicate: rewritten to the kept queue, or removed when it has the same binding. */
+    private final List<ConfigRecord> bindingsMoved = new ArrayList<>();
+    private final List<UUID> bindingsDropped = new ArrayList<>();
     private final Map<String, QueueConfig> declaredQueues = new HashMap<>();
     private final OperationalLog operationalLog;
     private final List<ConfigRecord> changedRecords = new ArrayList<>();
@@ -60,6 +82,11 @@ final class ConfigurationRecovery implements RecoveryHandler {
     public void configRecord(ConfigRecord record) {
         switch (record.type()) {
             case ConfigRecord.QUEUE -> {
+                BrokerQueue sameName = queuesByName.get(ConfigRecords.toQueueConfig(record).name());
+                if (sameName != null) {
+                    duplicates.put(record.id(), sameName);
+                    return;
+                }
                 QueueConfig qc = withDeclaredChanges(record, ConfigRecords.toQueueConfig(record));
                 BrokerQueue queue = topology.newQueue(record.id(), qc, false);
                 queue.expectRecoveredEntries();
@@ -69,6 +96,7 @@ final class ConfigurationRecovery implements RecoveryHandler {
                 });
                 topology.add(queue);
                 queuesById.put(record.id(), queue);
+                queuesByName.put(qc.name(), queue);
             }
             case ConfigRecord.EXCHANGE -> {
                 ExchangeConfig ec = ConfigRecords.toExchangeConfig(record);
@@ -109,13 +137,70 @@ final class ConfigurationRecovery implements RecoveryHandler {
     void bind() {
         for (ConfigRecord record : bindingRecords) {
             String exchangeName = record.attributes().get("exchange");
-            BrokerQueue queue = queuesById.get(UUID.fromString(record.attributes().get("queue")));
+            UUID queueId = UUID.fromString(record.attributes().get("queue"));
+            BrokerQueue duplicateOf = duplicates.get(queueId);
+            BrokerQueue queue = duplicateOf != null ? duplicateOf : queuesById.get(queueId);
             Exchange exchange = topology.exchange(exchangeName);
             if (queue == null || exchange == null) {
                 LOG.warn("Ignoring binding {} to missing exchange '{}' or queue", record.id(), exchangeName);
                 continue;
             }
-            exchange.bind(new Binding(record.id(), exchangeName, queue, record.attributes().get("key")));
+            String key = record.attributes().get("key");
+            if (duplicateOf != null) {
+                if (exchange.find(queue, key).isPresent()) {
+                    bindingsDropped.add(record.id());
+                    continue;
+                }
+                Map<String, String> attributes = new HashMap<>(record.attributes());
+                attributes.put("queue", queue.id().toString());
+                bindingsMoved.add(new ConfigRecord(record.id(), ConfigRecord.BINDING, attributes));
+            }
+            exchange.bind(new Binding(record.id(), exchangeName, queue, key));
+        }
+    }
+
+    /**
+     * Moves the stored entries of every duplicate queue record (see the class comment) to the queue kept under its
+     * name, in transactions of {@link #ENTRIES_PER_MOVE}, then stores the moved bindings and removes the
+     * duplicate's record; logs {@code VHT-1011} per duplicate. Runs before any entry is loaded, so the loader finds
+     * every message under the kept queue (and none looks like an orphan). Waits for each commit: a failure fails
+     * the activation, which is retried as any recovery failure, and nothing is lost (an entry is added under the
+     * kept queue in the same transaction that removes it from the duplicate).
+     */
+    void mergeDuplicateQueues(MessageStore store, StoredEntries stored) {
+        for (Map.Entry<UUID, BrokerQueue> duplicate : duplicates.entrySet()) {
+            UUID duplicateId = duplicate.getKey();
+            BrokerQueue kept = duplicate.getValue();
+            long moved = 0;
+            long after = 0;
+            while (true) {
+                List<StoredEntry> page = stored.entries(duplicateId, after, ENTRIES_PER_MOVE).join();
+                if (page.isEmpty()) {
+                    break;
+                }
+                StoreTransaction txn = store.newTransaction();
+                for (StoredEntry entry : page) {
+                    txn.enqueue(kept.id(), entry.messageId());
+                    txn.dequeue(duplicateId, entry.messageId());
+                    after = entry.messageId();
+                }
+                txn.commit().join();
+                moved += page.size();
+            }
+            StoreTransaction txn = store.newTransaction();
+            for (ConfigRecord binding : bindingsMoved) {
+                if (binding.attributes().get("queue").equals(kept.id().toString())) {
+                    txn.putConfig(binding);
+                }
+            }
+            txn.removeConfig(duplicateId);
+            txn.commit().join();
+            operationalLog.log(LogCode.VHT_1011, kept.name(), moved, duplicateId, kept.id());
+        }
+        if (!bindingsDropped.isEmpty()) {
+            StoreTransaction txn = store.newTransaction();
+            bindingsDropped.forEach(txn::removeConfig);
+            txn.commit().join();
         }
     }
 

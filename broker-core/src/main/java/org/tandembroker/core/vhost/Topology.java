@@ -38,6 +38,14 @@ final class Topology {
     private final QueueHost queueHost = new HostForQueues();
     private final Map<String, BrokerQueue> queues = new ConcurrentHashMap<>();
     private final Map<String, CompletableFuture<BrokerQueue>> queueDeclarations = new ConcurrentHashMap<>();
+    /**
+     * The record id of each durable queue whose declaration failed: its record may be stored all the same (a
+     * replicated commit that is in doubt), so the next declaration of the name stores the same id again rather
+     * than a second record of the name. Bounded; a name left out costs a duplicate record, which the next
+     * recovery merges ({@link ConfigurationRecovery}).
+     */
+    private final Map<String, UUID> unconfirmedQueueIds = new ConcurrentHashMap<>();
+    private static final int MAX_UNCONFIRMED_QUEUE_IDS = 10_000;
     private final Map<String, Exchange> exchanges = new ConcurrentHashMap<>();
     /** The terms of each named subscription's queue, by queue name (a queue without an entry is no subscription). */
     private final Map<String, SubscriptionTerms> subscriptions = new ConcurrentHashMap<>();
@@ -120,7 +128,17 @@ final class Topology {
         if (inProgress != null) {
             return inProgress;
         }
-        BrokerQueue queue = newQueue(UUID.randomUUID(), queueConfig, autoDelete);
+        // A declaration of the same name may have finished between the first look and taking its place: it made
+        // its queue visible before it gave up the place, so it shows here. Without this look a second record of
+        // the name would be stored, and the next recovery would hide one of the two queues' messages.
+        existing = queues.get(queueName);
+        if (existing != null) {
+            queueDeclarations.remove(queueName, declared);
+            declared.complete(existing);
+            return declared;
+        }
+        UUID unconfirmed = unconfirmedQueueIds.get(queueName);
+        BrokerQueue queue = newQueue(unconfirmed != null ? unconfirmed : UUID.randomUUID(), queueConfig, autoDelete);
         CompletableFuture<Void> stored;
         try {
             if (queueConfig.durable()) {
@@ -135,16 +153,22 @@ final class Topology {
             stored = CompletableFuture.failedFuture(e);
         }
         stored.whenComplete((ok, failure) -> {
-            queueDeclarations.remove(queueName, declared);
             if (failure != null) {
+                if (queueConfig.durable() && unconfirmedQueueIds.size() < MAX_UNCONFIRMED_QUEUE_IDS) {
+                    unconfirmedQueueIds.put(queueName, queue.id());
+                }
+                queueDeclarations.remove(queueName, declared);
                 declared.completeExceptionally(BrokerException.from(failure));
                 return;
             }
+            // Visible first, then the place given up (see above): a declaration that starts in between finds it.
+            unconfirmedQueueIds.remove(queueName, queue.id());
             BrokerQueue winner = queues.putIfAbsent(queueName, queue);
+            if (winner == null && terms != null) {
+                subscriptions.put(queueName, terms);
+            }
+            queueDeclarations.remove(queueName, declared);
             if (winner == null) {
-                if (terms != null) {
-                    subscriptions.put(queueName, terms);
-                }
                 operationalLog.log(LogCode.VHT_1005, queueName, queueConfig.durable());
                 declared.complete(queue);
             } else {

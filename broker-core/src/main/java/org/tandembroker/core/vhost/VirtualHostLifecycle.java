@@ -239,6 +239,7 @@ final class VirtualHostLifecycle {
         configuration.declareBuiltInExchanges();
         StoredEntries stored = source.recover(configuration);
         configuration.bind();
+        configuration.mergeDuplicateQueues(source, stored);
         RecoveredEntryLoader loader = new RecoveredEntryLoader(name(), source, stored,
                 configuration.durableQueues(), this::onLifecycleThreadUnlessStopped, housekeeping, operationalLog);
         recoveryLoader = loader;
