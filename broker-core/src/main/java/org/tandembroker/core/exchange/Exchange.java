@@ -67,13 +67,15 @@ public final class Exchange {
         return bindings.stream().filter(b -> b.queue() == queue && b.bindingKey().equals(bindingKey)).findFirst();
     }
 
-    public synchronized void bind(Binding binding) {
+    /** Adds {@code binding} unless its queue is bound with its key already; returns whether it was added. */
+    public synchronized boolean bind(Binding binding) {
         if (find(binding.queue(), binding.bindingKey()).isPresent()) {
-            return;
+            return false;
         }
         List<Binding> next = new ArrayList<>(bindings);
         next.add(binding);
         bindings = List.copyOf(next);
+        return true;
     }
 
     /** Removes every binding of {@code queue}; returns them. */

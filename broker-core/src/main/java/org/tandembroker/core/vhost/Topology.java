@@ -182,8 +182,8 @@ final class Topology {
     CompletableFuture<Void> bindIfAbsent(Exchange exchange, BrokerQueue queue, String key) {
         if (exchange.find(queue, key).isEmpty()) {
             Binding binding = new Binding(UUID.randomUUID(), exchange.name(), queue, key);
-            exchange.bind(binding);
-            if (queue.isDurable()) {
+            // Stored only by the caller that added it: two subscribers binding at once store one record.
+            if (exchange.bind(binding) && queue.isDurable()) {
                 StoreTransaction txn = store.require().newTransaction();
                 txn.putConfig(ConfigRecords.bindingRecord(binding));
                 return txn.commit();
