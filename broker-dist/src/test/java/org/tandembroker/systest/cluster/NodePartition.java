@@ -27,8 +27,8 @@ import org.testcontainers.DockerClientFactory;
  * the image needs no iptables and the containers no {@code NET_ADMIN}; the test JVM must run as root on the
  * Docker host, with {@code nsenter} (util-linux) and {@code iptables} installed ({@code .ci/run} installs them):
  * {@link #requireAvailable()} checks that. {@link #heal()} deletes exactly the rules {@link #between} inserted.
- * A container restarted meanwhile has a new network namespace, without the rules: the partition holds for the
- * containers' current runs.
+ * A container stopped or restarted meanwhile has lost its network namespace and the rules in it (a restarted node
+ * is still cut off by its peer's rules until {@link #heal()}).
  *
  * <p>Not thread-safe: one test thread owns a partition.
  */
@@ -38,7 +38,7 @@ public final class NodePartition implements AutoCloseable {
 
     private final BrokerNode first;
     private final BrokerNode second;
-    private final List<List<String>> inserted = new ArrayList<>();
+    private final List<Rule> inserted = new ArrayList<>();
 
     private NodePartition(BrokerNode first, BrokerNode second) {
         this.first = first;
@@ -81,12 +81,17 @@ public final class NodePartition implements AutoCloseable {
         return partition;
     }
 
-    /** Deletes the rules this partition inserted (each node still running); a second call does nothing. */
+    /**
+     * Deletes the rules this partition inserted; a second call does nothing. The rules of a node stopped or
+     * restarted meanwhile went with its network namespace: nothing to delete there.
+     */
     public void heal() {
         RuntimeException failure = null;
-        for (List<String> rule : List.copyOf(inserted)) {
+        for (Rule rule : List.copyOf(inserted)) {
             try {
-                iptables(rule, "-D");
+                if (rule.namespaceExists()) {
+                    iptables(rule, "-D");
+                }
                 inserted.remove(rule);
             } catch (RuntimeException e) {
                 if (failure == null) {
@@ -115,19 +120,21 @@ public final class NodePartition implements AutoCloseable {
     }
 
     private void drop(BrokerNode node, BrokerNode peer) {
-        String pid = String.valueOf(pid(node));
+        long pid = processOf(node).orElseThrow(() -> new IllegalStateException(node.name()
+                + " is not running: no network namespace to enter"));
         String peerAddress = peer.identity().ipAddress();
-        for (List<String> rule : List.of(List.of(pid, "INPUT", "-s", peerAddress), List.of(pid, "OUTPUT", "-d",
-                peerAddress))) {
+        for (Rule rule : List.of(new Rule(node, pid, "INPUT", "-s", peerAddress),
+                new Rule(node, pid, "OUTPUT", "-d", peerAddress))) {
             iptables(rule, "-I");
             inserted.add(rule);
         }
     }
 
-    /** {@code nsenter -t PID -n iptables ACTION CHAIN -s|-d ADDRESS -j DROP}. */
-    private static void iptables(List<String> rule, String action) {
-        List<String> command = List.of(nsenter().orElseThrow(), "-t", rule.get(0), "-n", iptablesPath().orElseThrow(),
-                "-w", action, rule.get(1), rule.get(2), rule.get(3), "-j", "DROP");
+    /** {@code nsenter -t PID -n iptables -w ACTION CHAIN -s|-d ADDRESS -j DROP}. */
+    private static void iptables(Rule rule, String action) {
+        List<String> command = List.of(nsenter().orElseThrow(), "-t", String.valueOf(rule.pid()), "-n",
+                iptablesPath().orElseThrow(), "-w", action, rule.chain(), rule.direction(), rule.address(), "-j",
+                "DROP");
         try {
             Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
             if (!process.waitFor(COMMAND_SECONDS, TimeUnit.SECONDS)) {
@@ -137,8 +144,8 @@ public final class NodePartition implements AutoCloseable {
             }
             String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
             if (process.exitValue() != 0) {
-                throw new IllegalStateException(String.join(" ", command) + " failed (exit " + process.exitValue()
-                        + "): " + output);
+                throw new IllegalStateException(String.join(" ", command) + " (" + rule.node().name() + ") failed "
+                        + "(exit " + process.exitValue() + "): " + output);
             }
         } catch (IOException e) {
             throw new IllegalStateException("cannot run " + String.join(" ", command), e);
@@ -148,14 +155,20 @@ public final class NodePartition implements AutoCloseable {
         }
     }
 
-    /** The process id of the container's first process, on the host (its network namespace is the node's). */
-    private static long pid(BrokerNode node) {
-        Long pid = DockerClientFactory.lazyClient().inspectContainerCmd(node.container().getContainerId()).exec()
-                .getState().getPidLong();
-        if (pid == null || pid <= 0) {
-            throw new IllegalStateException(node.name() + " is not running: no process to enter");
+    /** One DROP rule in {@code node}'s network namespace, entered through its process {@code pid}. */
+    private record Rule(BrokerNode node, long pid, String chain, String direction, String address) {
+        /** Whether the namespace the rule was set in still exists: the node runs the same process. */
+        boolean namespaceExists() {
+            return processOf(node).equals(Optional.of(pid));
         }
-        return pid;
+    }
+
+    /** The host's process id of the container's first process (its network namespace is the node's), if it runs. */
+    private static Optional<Long> processOf(BrokerNode node) {
+        var state = DockerClientFactory.lazyClient().inspectContainerCmd(node.container().getContainerId()).exec()
+                .getState();
+        Long pid = state.getPidLong();
+        return Boolean.TRUE.equals(state.getRunning()) && pid != null && pid > 0 ? Optional.of(pid) : Optional.empty();
     }
 
     private static Optional<String> missing() {
