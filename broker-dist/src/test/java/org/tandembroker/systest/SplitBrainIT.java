@@ -98,7 +98,7 @@ class SplitBrainIT {
             String logA = nodeA.currentRunLogs();
             LOG.info("node-a after the partition healed:\n{}", codes(logA));
             assertThat(logA).contains("HA-1003 : Environment restart : node " + nodeA.name() + " : node "
-                            + nodeA.name() + " left the group")
+                            + nodeA.name() + " left the group").contains("Conflicting Primary designations")
                     .contains("HA-1002 : Designated primary : node " + nodeA.name() + " : not designated primary any "
                             + "more: master " + nodeB.name() + " is designated primary")
                     .contains("HA-1004 : Rolled back : node " + nodeA.name() + " : rolled back while rejoining")
@@ -166,7 +166,8 @@ class SplitBrainIT {
 
     /**
      * The pair: node1 (the document's node-a) designated primary, node2 (node-b) not; quick failure detection. With
-     * {@code workA}, node-a's work directory is that directory of this machine (the document's {@code /var/lib/tandem}).
+     * {@code workA}, node-a's work directory is that directory of this machine (the document's
+     * {@code /var/lib/tandem}).
      * Returns once node-a is master with node-b as its replica.
      */
     private BrokerCluster startPair(Path workA) throws Exception {
@@ -293,12 +294,10 @@ class SplitBrainIT {
     /** A status command run until its output matches (the master samples its replicas' lag). */
     private static void awaitCommand(String command, Map<String, String> texts, Map<String, String> environment,
             Pattern expected) {
-        String[] last = {""};
         await(command + " shows /" + expected + "/").atMost(DEADLINE).pollInterval(Duration.ofSeconds(1))
                 .until(() -> {
                     ScriptProcess run = run(command, texts, environment);
-                    last[0] = run.text();
-                    return run.exitCode() == 0 && expected.matcher(last[0]).find();
+                    return run.exitCode() == 0 && expected.matcher(run.text()).find();
                 });
     }
 
