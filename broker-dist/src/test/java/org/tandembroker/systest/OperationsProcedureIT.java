@@ -37,12 +37,10 @@ import org.junit.jupiter.api.io.TempDir;
  *   <li>a standalone broker migrated to a replicated store (section 8), an empty node-b and an arbiter added, node-a
  *       killed: node-b takes over without an operator.</li>
  * </ol>
- * Not run: the making of a split brain and its detection block (fig-1.6-detect). With node-a frozen, node-b's
- * {@code designate-primary} now answers within seconds (the split-brain check gives each other node 3 s and names
- * node-a as not answering: HaAdminFailoverTest), but node-a's process would still be master when thawed. A
- * partition of containers by {@code docker network disconnect} removes node-b's interface, and JE then refuses
- * the designation ({@code je.rep.nodeHostPort Invalid hostname: node2}): a split-brain test needs packets dropped
- * between the containers instead.
+ * The split brain itself (figure 1.6 made, {@code fig-1.6-detect}, the healed network) is {@link SplitBrainIT}'s:
+ * it needs packets dropped between two nodes, which containers give (a frozen process here would still be master
+ * when thawed, and {@code docker network disconnect} removes the interface, after which JE refuses to designate
+ * the node: {@code je.rep.nodeHostPort Invalid hostname}).
  */
 class OperationsProcedureIT {
     private static final Duration START = Duration.ofSeconds(120);
@@ -180,7 +178,7 @@ class OperationsProcedureIT {
         assertThat(receiveAll(5672, 1)).containsExactly("before the backup");
 
         // Figure 1.6's recovery, with node-b kept: node-a's history is given up for node-b's. (The split brain itself,
-        // two designated masters, is not made here: see the class comment.) node-a stops; node-b is designated.
+        // two designated masters, is SplitBrainIT's.) node-a stops; node-b is designated.
         nodeA.kill9();
         assertSucceeds(runBlock("fig-1.3-designate", second));
         // node-a backed up, its history moved away; in its file node-b as helper (with its own address it started a

@@ -44,7 +44,8 @@ interface NodeEnvironment<S> {
         /**
          * This node opened designated primary and the master it reached ({@code master}, when JE named it) is
          * designated too: JE refuses a second designated node at the point of contact. {@code rejoining}: this
-         * node's store held the group's data before (a member restarting), not a new node being set up.
+         * node's store held the group's data before (a member restarting, or reopening in this process after it
+         * left the group: figure 1.6's healed partition), not a new node being set up.
          */
         record MasterAlsoDesignated(Optional<String> master, boolean rejoining) implements OpenOutcome {
         }

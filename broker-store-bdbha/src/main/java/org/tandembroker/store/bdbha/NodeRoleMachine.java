@@ -270,12 +270,15 @@ final class NodeRoleMachine<S> {
 
     /**
      * This node opened designated primary and reached a master that is designated too (the figure 1.3 restart:
-     * node-b was designated while this node was down). JE raises the conflict only in the master's handshake with
-     * this node, so the master is alive and reachable: joining it undesignated cannot make a second master, while
-     * keeping the designation could (it lets a node of a pair become master alone). So a member that restarts
-     * gives its designation up until its broker restarts (HA-1002) and opens again as a plain replica; the group
-     * keeps exactly one designated node, the master. A new node (an empty store) configured designated is a
-     * set-up mistake, and stops as the spec says ("both cannot be designated at the point of contact").
+     * node-b was designated while this node was down; or figure 1.6's healed partition: node-b was designated while
+     * this node was master alone, and this node, told of the newer master, left the group to join it). JE raises
+     * the conflict only in the master's handshake with this node, so the master is alive and reachable: joining it
+     * undesignated cannot make a second master, while keeping the designation could (it lets a node of a pair
+     * become master alone). So a member that restarts or rejoins gives its designation up until its broker restarts
+     * (HA-1002) and opens again as a plain replica; the group keeps exactly one designated node, the master. What
+     * this node committed that the master never received is then JE's rollback to decide (HA-1004, or a stop with
+     * the DbTruncateLog command). A new node (an empty store) configured designated is a set-up mistake, and stops
+     * as the spec says ("both cannot be designated at the point of contact").
      */
     private void yieldDesignation(NodeEnvironment.OpenOutcome.MasterAlsoDesignated conflict, int attempt) {
         if (!designatedPrimary || !conflict.rejoining() || attempt >= ReplicatedEnvironmentFacade.OPEN_ATTEMPTS) {

@@ -184,7 +184,7 @@ final class ReplicatedEnvironmentFacade {
                 Matcher feeder = CONFLICTING_FEEDER.matcher(String.valueOf(e.getMessage()));
                 return new NodeEnvironment.OpenOutcome.MasterAlsoDesignated(
                         feeder.find() ? Optional.of(feeder.group(1)) : Optional.empty(),
-                        Boolean.TRUE.equals(storeExistedAtStart));
+                        Boolean.TRUE.equals(storeExistedAtStart) || openedBefore);
             }
             String reason = ReplicationFailures.firstLine(e);
             if (ReplicationFailures.isDiskFull(e)) {
