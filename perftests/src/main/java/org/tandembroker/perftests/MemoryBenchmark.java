@@ -288,6 +288,8 @@ public final class MemoryBenchmark implements Callable<Integer> {
         table.add(List.of("broker heap limit", "-Xmx" + heap));
         table.add(List.of("peak heap used (GC log, before a collection)", mib(o.gc().peakUsedBytes())));
         table.add(List.of("peak heap after a collection", mib(o.gc().peakAfterGcBytes())));
+        table.add(List.of("peak heap after a collection per queued message", String.format(Locale.ROOT, "%,d B",
+                messages == 0 ? 0 : o.gc().peakAfterGcBytes() / messages)));
         table.add(List.of("GC pauses (full) / total pause", String.format(Locale.ROOT, "%d (%d) / %.0f ms",
                 o.gc().pauses(), o.gc().fullPauses(), o.gc().pauseMillis())));
         table.add(List.of("RSS when idle / peak sampled / VmHWM", mib(o.idleRssBytes()) + " / "

@@ -330,17 +330,50 @@ public final class BrokerQueue {
                 place(message);
             }
             if (last) {
-                loading = false;
-                for (ServerMessage held : heldWhileLoading) {
-                    place(held);
-                }
-                heldWhileLoading.clear();
-                recoveryLoaded.complete(null);
+                endLoading();
             }
             dispatch();
             added.complete(true);
         });
         return added;
+    }
+
+    /**
+     * Ends the loading of a queue deeper than its heap window: {@code beyond} are its recovered entries after the
+     * pages added so far, kept in the store only (see {@link PagedEntries}); the messages held meanwhile follow.
+     * Completes on the executor with false when the queue had shut down (the pinned messages' references are then
+     * dropped, and nothing is added).
+     */
+    public CompletableFuture<Boolean> addRecoveredBeyondWindow(RecoveredBeyondWindow beyond) {
+        CompletableFuture<Boolean> added = new CompletableFuture<>();
+        executor.execute(() -> {
+            if (deleted || !loading || paged == null) {
+                beyond.dropPinned();
+                added.complete(false);
+                return;
+            }
+            depth.recoveredInBulk(beyond.size(), beyond.bytes());
+            paged.addRecovered(beyond);
+            endLoading();
+            dispatch();
+            added.complete(true);
+        });
+        return added;
+    }
+
+    private void endLoading() {
+        loading = false;
+        for (ServerMessage held : heldWhileLoading) {
+            place(held);
+        }
+        heldWhileLoading.clear();
+        recoveryLoaded.complete(null);
+    }
+
+    /** The priority level a message with {@code metadata} is queued at here (0 without priority order). */
+    public int levelOf(MessageMetadata metadata) {
+        return config.options().priority()
+                ? Math.max(0, Math.min(EntryList.LEVELS - 1, metadata.priority())) : 0;
     }
 
     /** Whether recovered entries are still being loaded (read from any thread; approximate). */

@@ -70,6 +70,20 @@ final class PagedEntries {
         maxLevel = Math.max(maxLevel, level);
     }
 
+    /** Adds recovered entries at the end, oldest first (the queue's ring is empty while it loads). */
+    void addRecovered(RecoveredBeyondWindow recovered) {
+        pinned.putAll(recovered.pinned());
+        int needed = size + recovered.size();
+        if (needed > ids.length) {
+            resize(Integer.highestOneBit(needed) * 2);
+        }
+        for (int i = 0; i < recovered.size(); i++) {
+            ids[(head + size + i) % ids.length] = recovered.id(i);
+        }
+        size = needed;
+        maxLevel = Math.max(maxLevel, recovered.maxLevel());
+    }
+
     /** Takes up to {@code max} ids from the front as the batch being read back (none may be read already). */
     long[] take(int max) {
         if (reading != null) {
