@@ -95,7 +95,8 @@ public final class MemoryBenchmark implements Callable<Integer> {
                           Duration publishTime, Duration drainTime, long storeBytesAfterPublish, GcLog gc,
                           long idleRssBytes, long peakRssBytes, long hwmBytes, boolean stayedUp,
                           boolean outOfMemory, int exitCode, int warnings, int errors, List<String> problems,
-                          List<String> clientErrors, CpuShare publishCpu, CpuShare drainCpu, Path resultsFolder) {
+                          List<String> clientErrors, CpuShare publishCpu, CpuShare drainCpu, Path resultsFolder,
+                          long idleHeapBytes, long queuedHeapBytes, long queuedRssBytes) {
         public boolean passed() {
             return ledger.complete() && drained && stayedUp && !outOfMemory && confirmed > 0
                     && clientErrors.isEmpty();
@@ -176,6 +177,7 @@ public final class MemoryBenchmark implements Callable<Integer> {
                 Clients clients = new Clients(broker.uri(), files.user(), files.password(), bodySize, prefetch);
                 sampler.sample();
                 long idleRss = sampler.currentRssBytes();
+                long idleHeap = LiveHeap.afterFullGc(broker.pid());
 
                 phase = "publishing";
                 progress.run("memory: publish", Duration.ZERO);
@@ -192,6 +194,12 @@ public final class MemoryBenchmark implements Callable<Integer> {
                 CpuMark drainMark = CpuMark.now(broker);
                 CpuShare publishCpu = CpuShare.between(publishMark, drainMark);
                 long storeBytes = sizeOf(files.work());
+                long queuedHeap = LiveHeap.afterFullGc(broker.pid());
+                sampler.sample();
+                long queuedRss = sampler.currentRssBytes();
+                progress.println(String.format(Locale.ROOT, "live heap after a full GC: idle %s, with %,d queued %s"
+                        + " (%,d B per queued message); broker RSS %s", mib(idleHeap), confirmed.sum(),
+                        mib(queuedHeap), perMessage(queuedHeap - idleHeap, confirmed.sum()), mib(queuedRss)));
                 progress.println(String.format(Locale.ROOT, "published %,d confirmed (%,d failed) in %s, %,.0f msg/s;"
                                 + " broker RSS %s; store %s on disk", confirmed.sum(), failed.sum(),
                         seconds(publishTime), confirmed.sum() / seconds(publishTime.toNanos()),
@@ -225,7 +233,7 @@ public final class MemoryBenchmark implements Callable<Integer> {
                         drainTime, storeBytes, GcLog.read(gcLog), idleRss, sampler.peakRssBytes(),
                         sampler.highWaterMarkBytes(), stayedUp, broker.sawOutOfMemory(), exit, broker.warnings(),
                         broker.errors(), broker.problems(), List.copyOf(errors), publishCpu, drainCpu,
-                        results);
+                        results, idleHeap, queuedHeap, queuedRss);
                 writeTimeline(sampler.samples(), results.resolve("memory-timeline.csv"));
                 Table summary = summary(outcome);
                 summary.writeCsv(results.resolve("memory.csv"));
@@ -288,8 +296,11 @@ public final class MemoryBenchmark implements Callable<Integer> {
         table.add(List.of("broker heap limit", "-Xmx" + heap));
         table.add(List.of("peak heap used (GC log, before a collection)", mib(o.gc().peakUsedBytes())));
         table.add(List.of("peak heap after a collection", mib(o.gc().peakAfterGcBytes())));
-        table.add(List.of("peak heap after a collection per queued message", String.format(Locale.ROOT, "%,d B",
-                messages == 0 ? 0 : o.gc().peakAfterGcBytes() / messages)));
+        table.add(List.of("live heap after a full GC: idle / all queued (jcmd GC.run)", mib(o.idleHeapBytes())
+                + " / " + mib(o.queuedHeapBytes())));
+        table.add(List.of("live heap per queued message", String.format(Locale.ROOT, "%,d B",
+                perMessage(o.queuedHeapBytes() - o.idleHeapBytes(), o.confirmed()))));
+        table.add(List.of("RSS with all queued", mib(o.queuedRssBytes())));
         table.add(List.of("GC pauses (full) / total pause", String.format(Locale.ROOT, "%d (%d) / %.0f ms",
                 o.gc().pauses(), o.gc().fullPauses(), o.gc().pauseMillis())));
         table.add(List.of("RSS when idle / peak sampled / VmHWM", mib(o.idleRssBytes()) + " / "
@@ -345,6 +356,11 @@ public final class MemoryBenchmark implements Callable<Integer> {
 
     private static String seconds(Duration d) {
         return String.format(Locale.ROOT, "%.1f s", d.toMillis() / 1000.0);
+    }
+
+    /** Bytes per message; 0 when either figure is missing. */
+    private static long perMessage(long bytes, long count) {
+        return bytes <= 0 || count <= 0 ? 0 : bytes / count;
     }
 
     private static String mib(long bytes) {
