@@ -58,6 +58,11 @@ public final class MemoryBenchmark implements Callable<Integer> {
             description = "<memory messageBudget> of broker.xml, e.g. 128MiB (default: not set, the broker's default).")
     private String messageBudget;
 
+    @Option(names = "--nodes", defaultValue = "1",
+            description = "1: a standalone broker (--store); 2: a bdb-ha pair with the default durability "
+                    + "(NO_SYNC,NO_SYNC,SIMPLE_MAJORITY, coalescingSync), clients on the master (default: ${DEFAULT-VALUE}).")
+    private int nodes;
+
     @Option(names = "--store", defaultValue = "coalescing",
             description = "Store setup: coalescing, no-sync or sync (default: ${DEFAULT-VALUE}).")
     private String store;
@@ -154,8 +159,8 @@ public final class MemoryBenchmark implements Callable<Integer> {
         Path results = ResultsFolder.create(resultsBase, "memory");
         Files.createDirectories(temp);
         Machine machine = Machine.describe(temp);
-        Path gcLog = results.resolve("broker-gc.log");
-        List<String> jvmOptions = new ArrayList<>(List.of("-Xmx" + heap, "-Xlog:gc:file=" + gcLog + ":uptime"));
+        List<String> jvmOptions = new ArrayList<>(List.of("-Xmx" + heap,
+                "-Xlog:gc:file=" + results.resolve("broker-gc-%p.log") + ":uptime"));
         jvmOptions.addAll(brokerJvmOptions);
         progress.println(String.format(Locale.ROOT, "memory: %,d messages of %d B, %d producers (%d in flight each),"
                         + " %d consumers (prefetch %d, 0 = client default); broker %s, messageBudget %s, store %s;"
@@ -169,12 +174,36 @@ public final class MemoryBenchmark implements Callable<Integer> {
         LongAdder consumed = new LongAdder();
         ConcurrentLinkedQueue<String> errors = new ConcurrentLinkedQueue<>();
         Path directory = Files.createTempDirectory(temp, "tandem-perf-memory-");
+        HaCluster cluster = null;
+        BrokerProcess standalone = null;
         try {
-            BrokerFiles files = BrokerFiles.write(directory, lib, setup, messageBudget, envConfig);
-            try (BrokerProcess broker = BrokerProcess.start(lib, files, jvmOptions);
-                 MemorySampler sampler = new MemorySampler(broker.pid(), 500, () -> phase, confirmed::sum,
+            BrokerProcess broker;
+            BrokerProcess replica = null;
+            String user;
+            String password;
+            Path storeDirectory;
+            if (nodes == 1) {
+                BrokerFiles files = BrokerFiles.write(directory, lib, setup, messageBudget, envConfig);
+                standalone = BrokerProcess.start(lib, files, jvmOptions);
+                broker = standalone;
+                user = files.user();
+                password = files.password();
+                storeDirectory = files.work();
+            } else if (nodes == 2) {
+                cluster = HaCluster.write(directory, lib, jvmOptions, 2, PAIR_DURABILITY, true, false, List.of());
+                cluster.start(Duration.ofSeconds(5));
+                broker = cluster.node(0);
+                replica = cluster.node(1);
+                user = cluster.user();
+                password = cluster.password();
+                storeDirectory = directory.resolve("node-1");
+            } else {
+                throw new CommandLine.ParameterException(new CommandLine(this), "--nodes: 1 or 2, not " + nodes);
+            }
+            Path gcLog = results.resolve("broker-gc-" + broker.pid() + ".log");
+            try (MemorySampler sampler = new MemorySampler(broker.pid(), 500, () -> phase, confirmed::sum,
                          consumed::sum)) {
-                Clients clients = new Clients(broker.uri(), files.user(), files.password(), bodySize, prefetch);
+                Clients clients = new Clients(broker.uri(), user, password, bodySize, prefetch);
                 sampler.sample();
                 long idleRss = sampler.currentRssBytes();
                 long idleHeap = LiveHeap.afterFullGc(broker.pid());
@@ -193,8 +222,13 @@ public final class MemoryBenchmark implements Callable<Integer> {
                 Duration publishTime = Duration.ofNanos(System.nanoTime() - publishStart);
                 CpuMark drainMark = CpuMark.now(broker);
                 CpuShare publishCpu = CpuShare.between(publishMark, drainMark);
-                long storeBytes = sizeOf(files.work());
+                long storeBytes = sizeOf(storeDirectory);
                 long queuedHeap = LiveHeap.afterFullGc(broker.pid());
+                if (replica != null) {
+                    progress.println(String.format(Locale.ROOT, "replica: %s; live heap after a full GC %s, RSS %s",
+                            replica.isAlive() ? "up" : "DOWN", mib(LiveHeap.afterFullGc(replica.pid())),
+                            mib(MemorySampler.rssBytes(replica.pid()))));
+                }
                 sampler.sample();
                 long queuedRss = sampler.currentRssBytes();
                 progress.println(String.format(Locale.ROOT, "live heap after a full GC: idle %s, with %,d queued %s"
@@ -226,7 +260,12 @@ public final class MemoryBenchmark implements Callable<Integer> {
                         seconds(drainTime), consumed.sum() / seconds(drainTime.toNanos())));
 
                 sampler.sample();
-                boolean stayedUp = broker.isAlive();
+                boolean stayedUp = broker.isAlive() && (replica == null || replica.isAlive());
+                if (replica != null) {
+                    progress.println("replica stayed up: " + (replica.isAlive() ? "yes" : "NO"));
+                    replica.stop(Duration.ofSeconds(60));
+                    replica.saveOutput(results.resolve("broker-replica.log"));
+                }
                 int exit = broker.stop(Duration.ofSeconds(60));
                 broker.saveOutput(results.resolve("broker-memory.log"));
                 Outcome outcome = new Outcome(confirmed.sum(), failed.sum(), ledger.check(), drained, publishTime,
@@ -242,9 +281,18 @@ public final class MemoryBenchmark implements Callable<Integer> {
                 return outcome;
             }
         } finally {
+            if (cluster != null) {
+                cluster.close(); // deletes the directory
+            }
+            if (standalone != null) {
+                standalone.close();
+            }
             ResultsFolder.deleteTree(directory);
         }
     }
+
+    /** The two-node default of docs/performance.md. */
+    private static final String PAIR_DURABILITY = "NO_SYNC,NO_SYNC,SIMPLE_MAJORITY";
 
     private void awaitPublishers(List<Thread> publishers, BrokerProcess broker, MemorySampler sampler,
                                  LongAdder confirmed, Progress progress) throws InterruptedException {

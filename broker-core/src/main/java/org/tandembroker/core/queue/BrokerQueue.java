@@ -93,7 +93,8 @@ public final class BrokerQueue {
         this.removal = new EntryRemoval(id, config.durable(), host);
         this.entries = new EntryList(config.messageTtlMillis(), config.options());
         this.dispatcher = new Dispatcher(this, entries, host, executor);
-        this.window = config.durable() && !config.options().isLastValue() ? Math.max(0, host.queueWindow()) : 0;
+        this.window = host != null && config.durable() && !config.options().isLastValue()
+                ? Math.max(0, host.queueWindow()) : 0;
         this.paged = window > 0 ? new PagedEntries() : null;
         this.pageBatch = Math.max(1, Math.min(MAX_PAGE_BATCH, window / 4));
     }
