@@ -51,6 +51,10 @@ import org.tandembroker.core.txn.TransactionParticipant;
  */
 public final class BrokerQueue {
     private static final Logger LOG = LoggerFactory.getLogger(BrokerQueue.class);
+    /** Messages read back from the store in one batch, at most (a quarter of the window when that is smaller). */
+    static final int MAX_PAGE_BATCH = 2048;
+    /** Wait before reading paged messages again after a failed read. */
+    private static final long PAGE_RETRY_MILLIS = 1000;
 
     private final UUID id;
     private final QueueConfig config;
@@ -99,8 +103,6 @@ public final class BrokerQueue {
         this.pageBatch = Math.max(1, Math.min(MAX_PAGE_BATCH, window / 4));
     }
 
-    /** Messages read back from the store in one batch, at most. */
-    static final int MAX_PAGE_BATCH = 2048;
 
     public UUID id() {
         return id;
@@ -507,7 +509,6 @@ public final class BrokerQueue {
         return new ServerMessage(stored.messageId(), metadata, null, true);
     }
 
-    private static final long PAGE_RETRY_MILLIS = 1000;
 
     // ---- settlement (executor) ----
 
