@@ -58,6 +58,11 @@ public final class MemoryBenchmark implements Callable<Integer> {
             description = "<memory messageBudget> of broker.xml, e.g. 128MiB (default: not set, the broker's default).")
     private String messageBudget;
 
+    @Option(names = "--queue-window", paramLabel = "N",
+            description = "<memory queueWindow> of broker.xml (standalone only), e.g. 0 to keep every message on the "
+                    + "heap (default: not set, the broker's default, 20000).")
+    private Integer queueWindow;
+
     @Option(names = "--nodes", defaultValue = "1",
             description = "1: a standalone broker (--store); 2: a bdb-ha pair with the default durability "
                     + "(NO_SYNC,NO_SYNC,SIMPLE_MAJORITY, coalescingSync), clients on the master (default: ${DEFAULT-VALUE}).")
@@ -164,8 +169,10 @@ public final class MemoryBenchmark implements Callable<Integer> {
         jvmOptions.addAll(brokerJvmOptions);
         progress.println(String.format(Locale.ROOT, "memory: %,d messages of %d B, %d producers (%d in flight each),"
                         + " %d consumers (prefetch %d, 0 = client default); broker %s, messageBudget %s, store %s;"
-                        + " JE parameters %s; results in %s", messages, bodySize, producers, inFlight, consumers,
-                prefetch, String.join(" ", jvmOptions), budget(), setup.name(), envConfig, results));
+                        + " JE parameters %s; queueWindow %s; %s; results in %s", messages, bodySize, producers, inFlight,
+                consumers, prefetch, String.join(" ", jvmOptions), budget(), setup.name(), envConfig,
+                queueWindow == null ? "default" : queueWindow, nodes == 1 ? "standalone" : nodes + " nodes",
+                results));
 
         String queue = "perf-memory";
         DeliveryLedger ledger = new DeliveryLedger(producers);
@@ -183,7 +190,7 @@ public final class MemoryBenchmark implements Callable<Integer> {
             String password;
             Path storeDirectory;
             if (nodes == 1) {
-                BrokerFiles files = BrokerFiles.write(directory, lib, setup, messageBudget, envConfig);
+                BrokerFiles files = BrokerFiles.write(directory, lib, setup, messageBudget, queueWindow, envConfig);
                 standalone = BrokerProcess.start(lib, files, jvmOptions);
                 broker = standalone;
                 user = files.user();

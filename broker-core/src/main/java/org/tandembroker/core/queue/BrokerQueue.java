@@ -42,7 +42,8 @@ import org.tandembroker.core.txn.TransactionParticipant;
  * batches (on the store's reader thread, handed back to the executor) as soon as its consumers have made room for
  * a batch, so the next batch is on its way before the window runs dry. Depth and byte counts include paged
  * messages. Consumers, selectors, browsers, message groups and expiry see the window: a paged message expires, and
- * a browser or a selector sees it, once it is read back. See docs/architecture.md ("Deep queues").
+ * a browser or a selector sees it, once it is read back; a consumer with credit that finds nothing in the window
+ * makes the queue read on past it. See docs/architecture.md ("Deep queues").
  *
  * <p><b>Recovery.</b> A recovered durable queue serves while its stored entries are still being loaded
  * ({@link #addRecovered}). Messages published meanwhile wait behind the last recovered entry, so everything that
@@ -442,9 +443,14 @@ public final class BrokerQueue {
 
     // ---- the heap window (executor) ----
 
-    /** Reads the next batch of paged messages back once the window has room for it (one read at a time). */
+    /**
+     * Reads the next batch of paged messages back once the window has room for it, or when a consumer with credit
+     * found nothing in the window (a selector, a browser, groups owned by others: the window then grows, batch by
+     * batch, as it would hold everything without a window). One read at a time.
+     */
     private void readBackPaged() {
-        if (paged == null || paged.size() == 0 || paged.isReading() || entries.newEntries() + pageBatch > window) {
+        if (paged == null || paged.size() == 0 || paged.isReading()
+                || (entries.newEntries() + pageBatch > window && !dispatcher.consumerFoundNothing())) {
             return;
         }
         long[] batch = paged.take(pageBatch);

@@ -209,6 +209,34 @@ class QueueHeapWindowTest {
     }
 
     @Test
+    void aSelectorThatMatchesNothingInTheWindowStillReceivesMatchesBeyondIt() throws Exception {
+        for (int i = 0; i < 40; i++) {
+            host.publish(host.message("s-" + i, 4, 0, null, Map.of("colour", i >= 37 ? "red" : "blue")), queue);
+        }
+
+        RecordingConsumer reds = consumer(1000, new MessageFilter(Selector.parse("colour = 'red'"), null));
+
+        assertThat(consume(reds, 3)).containsExactly("s-37", "s-38", "s-39");
+        assertThat(queue.depthMessages()).isEqualTo(37);
+    }
+
+    @Test
+    void aBrowserSeesEveryMessageInOrderIncludingPagedOnesAndTakesNone() throws Exception {
+        publish(0, 30);
+        RecordingConsumer browser = new RecordingConsumer();
+        queue.subscribe(browser, false, MessageFilter.ALL, true).join().addCredit(1000);
+
+        List<String> browsed = new ArrayList<>();
+        for (Delivery delivery : browser.next(30)) {
+            browsed.add(text(delivery));
+        }
+
+        assertThat(browsed).isEqualTo(texts(0, 30));
+        assertThat(queue.depthMessages()).isEqualTo(30);
+        assertThat(consume(consumer(1000, MessageFilter.ALL), 30)).isEqualTo(texts(0, 30));
+    }
+
+    @Test
     void aReleasedMessageComesBackAheadOfPagedOnes() throws Exception {
         publish(0, 20);
         RecordingConsumer first = consumer(2, MessageFilter.ALL);
