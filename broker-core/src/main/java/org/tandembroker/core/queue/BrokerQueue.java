@@ -104,7 +104,6 @@ public final class BrokerQueue {
         this.pageBatch = Math.max(1, Math.min(MAX_PAGE_BATCH, window / 4));
     }
 
-
     public UUID id() {
         return id;
     }
@@ -514,7 +513,6 @@ public final class BrokerQueue {
         }
         return new ServerMessage(stored.messageId(), metadata, null, true);
     }
-
 
     // ---- settlement (executor) ----
 
