@@ -486,7 +486,12 @@ public final class BrokerQueue {
                 }
                 message.setReferences(1);
             }
-            appendToWindow(message);
+            if (message.metadata().deliverAtMillis() != 0 && message.metadata().isDelayed(host.nowMillis())) {
+                schedule.add(message); // recovered before its delivery time: it waits like any delayed message
+                armTimer();
+            } else {
+                appendToWindow(message);
+            }
         }
         paged.batchDone();
         dispatch();

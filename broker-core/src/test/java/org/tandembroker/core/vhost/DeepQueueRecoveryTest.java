@@ -148,6 +148,27 @@ class DeepQueueRecoveryTest {
     }
 
     @Test
+    void aRecoveredMessageBeyondTheWindowWhoseDeliveryTimeHasNotComeWaitsForIt() throws Exception {
+        UUID deep = storedQueue("deep");
+        List<String> texts = storedMessages("m", 100, deep);
+        byte[] content = "delayed".getBytes(StandardCharsets.UTF_8);
+        long id = stored.nextMessageId();
+        StoreTransaction txn = stored.newTransaction();
+        long now = System.currentTimeMillis();
+        txn.storeMessage(id, MetadataCodec.encode(new MessageMetadata(null, null, true, 4, 0, now, content.length,
+                null, now + 600_000)), content);
+        txn.enqueue(deep, id);
+        txn.commit().join();
+
+        BrokerVirtualHost host = start();
+        BrokerQueue queue = loaded(host, "deep");
+
+        assertThat(consumeAll(host, "deep", 100)).isEqualTo(texts);
+        await().atMost(DEADLINE).until(() -> queue.delayedCount() == 1);
+        assertThat(queue.depthMessages()).isEqualTo(1);
+    }
+
+    @Test
     void aRecoveredHighPriorityMessageBeyondTheWindowIsNotOvertakenByLaterLowerOnes() throws Exception {
         UUID deep = storedQueue("deep");
         List<String> texts = storedMessages("m", 100, deep);
