@@ -210,7 +210,9 @@ public final class MemoryBenchmark implements Callable<Integer> {
             Path gcLog = results.resolve("broker-gc-" + broker.pid() + ".log");
             try (MemorySampler sampler = new MemorySampler(broker.pid(), 500, () -> phase, confirmed::sum,
                          consumed::sum)) {
-                Clients clients = new Clients(broker.uri(), user, password, bodySize, prefetch);
+                // A pair's clients use the failover URI of docs/operations.md, as a user of a group would.
+                Clients clients = new Clients(cluster == null ? broker.uri() : cluster.failoverUri(), user, password,
+                        bodySize, prefetch);
                 sampler.sample();
                 long idleRss = sampler.currentRssBytes();
                 long idleHeap = LiveHeap.afterFullGc(broker.pid());
