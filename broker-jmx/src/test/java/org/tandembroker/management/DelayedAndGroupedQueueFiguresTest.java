@@ -20,10 +20,14 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Per queue, JMX and the metrics endpoint show the messages waiting for their delivery time and the active groups. */
+/**
+ * Per queue, JMX and the metrics endpoint show the messages waiting for their delivery time, the active groups and
+ * the messages beyond the heap window.
+ */
 class DelayedAndGroupedQueueFiguresTest {
     private static final String TIMED = "org.tandembroker:type=Queue,virtualHost=test,name=timed";
     private static final String GROUPED = "org.tandembroker:type=Queue,virtualHost=test,name=grouped";
+    private static final String DEEP = "org.tandembroker:type=Queue,virtualHost=test,name=deep";
 
     @TempDir
     Path directory;
@@ -70,6 +74,32 @@ class DelayedAndGroupedQueueFiguresTest {
                                 "tandem_queue_groups_active{queue=\"grouped\",vhost=\"test\"} 2.0",
                                 "tandem_queue_groups_active{queue=\"timed\",vhost=\"test\"} 0.0");
                     });
+        }
+    }
+
+    @Test
+    void messagesBeyondAQueuesHeapWindowAreCountedAsPagedAndInTheDepth() throws Exception {
+        node = TestNode.start(directory, "node-1", TestNode.options().memory("<memory queueWindow=\"2\"/>"));
+        try (Connection connection = node.amqp()) {
+            Session session = connection.createSession(false, Session.CLIENT_ACKNOWLEDGE);
+            MessageProducer producer = session.createProducer(session.createQueue("deep"));
+            for (int i = 0; i < 5; i++) {
+                producer.send(session.createTextMessage("m" + i));
+            }
+
+            await().atMost(Duration.ofSeconds(20)).ignoreExceptionsInstanceOf(InstanceNotFoundException.class)
+                    .untilAsserted(() -> {
+                        assertThat(node.attribute(DEEP, "MessagesPaged")).isEqualTo(3L);
+                        assertThat(node.attribute(DEEP, "DepthMessages")).isEqualTo(5L);
+                        assertThat(scrape()).contains(
+                                "tandem_queue_messages_paged{queue=\"deep\",vhost=\"test\"} 3.0");
+                    });
+
+            connection.start();
+            MessageConsumer consumer = session.createConsumer(session.createQueue("deep"));
+            for (int i = 0; i < 5; i++) {
+                assertThat(((jakarta.jms.TextMessage) consumer.receive(10_000)).getText()).isEqualTo("m" + i);
+            }
         }
     }
 

@@ -50,6 +50,8 @@ final class TestNode implements AutoCloseable {
         /** Off, but figures are read often so that tests need not wait. */
         String disk = "<disk watermark=\"0\" checkInterval=\"300ms\"/>";
         String storeExtras = "";
+        /** A {@code <memory .../>} element of broker.xml, empty for none. */
+        String memory = "";
         /** Lines of etc/permissions; null: no permissions file (authorization off). */
         List<String> permissions;
 
@@ -70,6 +72,12 @@ final class TestNode implements AutoCloseable {
 
         Options designatedPrimary(boolean designated) {
             designatedPrimary = designated;
+            return this;
+        }
+
+        /** A {@code <memory .../>} element of broker.xml. */
+        Options memory(String element) {
+            memory = element;
             return this;
         }
 
@@ -115,6 +123,7 @@ final class TestNode implements AutoCloseable {
                     <listener name="amqp" host="127.0.0.1" port="0"/>
                   </listeners>
                   <security usersFile="users"/>
+                  %s
                   <virtualHosts default="%s">
                     <virtualHost name="%s" file="%s.xml"/>
                   </virtualHosts>
@@ -124,7 +133,7 @@ final class TestNode implements AutoCloseable {
                     %s
                   </management>
                 </broker>
-                """.formatted(VHOST, VHOST, VHOST, jmxPort, metricsPort, options.disk));
+                """.formatted(options.memory, VHOST, VHOST, VHOST, jmxPort, metricsPort, options.disk));
         Files.writeString(etc.resolve(VHOST + ".xml"), """
                 <virtualHost name="%s">
                   <store type="bdb-ha">

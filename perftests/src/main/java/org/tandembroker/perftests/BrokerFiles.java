@@ -38,6 +38,18 @@ public final class BrokerFiles {
      */
     public static BrokerFiles write(Path directory, Path lib, StoreSetup store, String messageBudget,
                                     List<String> envConfig) throws IOException, InterruptedException {
+        return write(directory, lib, store, messageBudget, null, envConfig);
+    }
+
+    /**
+     * As {@link #write(Path, Path, StoreSetup, String, List)}, with {@code queueWindow} the
+     * {@code <memory queueWindow>} value (null: the broker's default).
+     */
+    public static BrokerFiles write(Path directory, Path lib, StoreSetup store, String messageBudget,
+                                    Integer queueWindow, List<String> envConfig)
+            throws IOException, InterruptedException {
+        String memory = (messageBudget == null || messageBudget.isEmpty() ? "" : " messageBudget=\"" + messageBudget
+                + "\"") + (queueWindow == null ? "" : " queueWindow=\"" + queueWindow + "\"");
         StringBuilder jeParameters = new StringBuilder();
         for (String pair : envConfig) {
             int eq = pair.indexOf('=');
@@ -63,8 +75,7 @@ public final class BrokerFiles {
                     <virtualHost name="%s" file="vhost.xml"/>
                   </virtualHosts>
                 </broker>
-                """.formatted(messageBudget == null || messageBudget.isEmpty() ? ""
-                        : "  <memory messageBudget=\"" + messageBudget + "\"/>", VIRTUAL_HOST, VIRTUAL_HOST));
+                """.formatted(memory.isEmpty() ? "" : "  <memory" + memory + "/>", VIRTUAL_HOST, VIRTUAL_HOST));
         Files.writeString(etc.resolve("vhost.xml"), """
                 <?xml version="1.0" encoding="UTF-8"?>
                 <!-- Written by the perftests harness: store setup '%s'. -->

@@ -58,6 +58,16 @@ public final class MemoryBenchmark implements Callable<Integer> {
             description = "<memory messageBudget> of broker.xml, e.g. 128MiB (default: not set, the broker's default).")
     private String messageBudget;
 
+    @Option(names = "--queue-window", paramLabel = "N",
+            description = "<memory queueWindow> of broker.xml (standalone only), e.g. 0 to keep every message on the "
+                    + "heap (default: not set, the broker's default, 20000).")
+    private Integer queueWindow;
+
+    @Option(names = "--nodes", defaultValue = "1",
+            description = "1: a standalone broker (--store); 2: a bdb-ha pair with the default durability "
+                    + "(NO_SYNC,NO_SYNC,SIMPLE_MAJORITY, coalescingSync), clients on the master (default: ${DEFAULT-VALUE}).")
+    private int nodes;
+
     @Option(names = "--store", defaultValue = "coalescing",
             description = "Store setup: coalescing, no-sync or sync (default: ${DEFAULT-VALUE}).")
     private String store;
@@ -95,7 +105,8 @@ public final class MemoryBenchmark implements Callable<Integer> {
                           Duration publishTime, Duration drainTime, long storeBytesAfterPublish, GcLog gc,
                           long idleRssBytes, long peakRssBytes, long hwmBytes, boolean stayedUp,
                           boolean outOfMemory, int exitCode, int warnings, int errors, List<String> problems,
-                          List<String> clientErrors, CpuShare publishCpu, CpuShare drainCpu, Path resultsFolder) {
+                          List<String> clientErrors, CpuShare publishCpu, CpuShare drainCpu, Path resultsFolder,
+                          long idleHeapBytes, long queuedHeapBytes, long queuedRssBytes) {
         public boolean passed() {
             return ledger.complete() && drained && stayedUp && !outOfMemory && confirmed > 0
                     && clientErrors.isEmpty();
@@ -153,13 +164,15 @@ public final class MemoryBenchmark implements Callable<Integer> {
         Path results = ResultsFolder.create(resultsBase, "memory");
         Files.createDirectories(temp);
         Machine machine = Machine.describe(temp);
-        Path gcLog = results.resolve("broker-gc.log");
-        List<String> jvmOptions = new ArrayList<>(List.of("-Xmx" + heap, "-Xlog:gc:file=" + gcLog + ":uptime"));
+        List<String> jvmOptions = new ArrayList<>(List.of("-Xmx" + heap,
+                "-Xlog:gc:file=" + results.resolve("broker-gc-%p.log") + ":uptime"));
         jvmOptions.addAll(brokerJvmOptions);
         progress.println(String.format(Locale.ROOT, "memory: %,d messages of %d B, %d producers (%d in flight each),"
                         + " %d consumers (prefetch %d, 0 = client default); broker %s, messageBudget %s, store %s;"
-                        + " JE parameters %s; results in %s", messages, bodySize, producers, inFlight, consumers,
-                prefetch, String.join(" ", jvmOptions), budget(), setup.name(), envConfig, results));
+                        + " JE parameters %s; queueWindow %s; %s; results in %s", messages, bodySize, producers, inFlight,
+                consumers, prefetch, String.join(" ", jvmOptions), budget(), setup.name(), envConfig,
+                queueWindow == null ? "default" : queueWindow, nodes == 1 ? "standalone" : nodes + " nodes",
+                results));
 
         String queue = "perf-memory";
         DeliveryLedger ledger = new DeliveryLedger(producers);
@@ -168,14 +181,41 @@ public final class MemoryBenchmark implements Callable<Integer> {
         LongAdder consumed = new LongAdder();
         ConcurrentLinkedQueue<String> errors = new ConcurrentLinkedQueue<>();
         Path directory = Files.createTempDirectory(temp, "tandem-perf-memory-");
+        HaCluster cluster = null;
+        BrokerProcess standalone = null;
         try {
-            BrokerFiles files = BrokerFiles.write(directory, lib, setup, messageBudget, envConfig);
-            try (BrokerProcess broker = BrokerProcess.start(lib, files, jvmOptions);
-                 MemorySampler sampler = new MemorySampler(broker.pid(), 500, () -> phase, confirmed::sum,
+            BrokerProcess broker;
+            BrokerProcess replica = null;
+            String user;
+            String password;
+            Path storeDirectory;
+            if (nodes == 1) {
+                BrokerFiles files = BrokerFiles.write(directory, lib, setup, messageBudget, queueWindow, envConfig);
+                standalone = BrokerProcess.start(lib, files, jvmOptions);
+                broker = standalone;
+                user = files.user();
+                password = files.password();
+                storeDirectory = files.work();
+            } else if (nodes == 2) {
+                cluster = HaCluster.write(directory, lib, jvmOptions, 2, PAIR_DURABILITY, true, false, List.of());
+                cluster.start(Duration.ofSeconds(5));
+                broker = cluster.node(0);
+                replica = cluster.node(1);
+                user = cluster.user();
+                password = cluster.password();
+                storeDirectory = directory.resolve("node-1");
+            } else {
+                throw new CommandLine.ParameterException(new CommandLine(this), "--nodes: 1 or 2, not " + nodes);
+            }
+            Path gcLog = results.resolve("broker-gc-" + broker.pid() + ".log");
+            try (MemorySampler sampler = new MemorySampler(broker.pid(), 500, () -> phase, confirmed::sum,
                          consumed::sum)) {
-                Clients clients = new Clients(broker.uri(), files.user(), files.password(), bodySize, prefetch);
+                // A pair's clients use the failover URI of docs/operations.md, as a user of a group would.
+                Clients clients = new Clients(cluster == null ? broker.uri() : cluster.failoverUri(), user, password,
+                        bodySize, prefetch);
                 sampler.sample();
                 long idleRss = sampler.currentRssBytes();
+                long idleHeap = LiveHeap.afterFullGc(broker.pid());
 
                 phase = "publishing";
                 progress.run("memory: publish", Duration.ZERO);
@@ -191,7 +231,18 @@ public final class MemoryBenchmark implements Callable<Integer> {
                 Duration publishTime = Duration.ofNanos(System.nanoTime() - publishStart);
                 CpuMark drainMark = CpuMark.now(broker);
                 CpuShare publishCpu = CpuShare.between(publishMark, drainMark);
-                long storeBytes = sizeOf(files.work());
+                long storeBytes = sizeOf(storeDirectory);
+                long queuedHeap = LiveHeap.afterFullGc(broker.pid());
+                if (replica != null) {
+                    progress.println(String.format(Locale.ROOT, "replica: %s; live heap after a full GC %s, RSS %s",
+                            replica.isAlive() ? "up" : "DOWN", mib(LiveHeap.afterFullGc(replica.pid())),
+                            mib(MemorySampler.rssBytes(replica.pid()))));
+                }
+                sampler.sample();
+                long queuedRss = sampler.currentRssBytes();
+                progress.println(String.format(Locale.ROOT, "live heap after a full GC: idle %s, with %,d queued %s"
+                        + " (%,d B per queued message); broker RSS %s", mib(idleHeap), confirmed.sum(),
+                        mib(queuedHeap), perMessage(queuedHeap - idleHeap, confirmed.sum()), mib(queuedRss)));
                 progress.println(String.format(Locale.ROOT, "published %,d confirmed (%,d failed) in %s, %,.0f msg/s;"
                                 + " broker RSS %s; store %s on disk", confirmed.sum(), failed.sum(),
                         seconds(publishTime), confirmed.sum() / seconds(publishTime.toNanos()),
@@ -218,14 +269,19 @@ public final class MemoryBenchmark implements Callable<Integer> {
                         seconds(drainTime), consumed.sum() / seconds(drainTime.toNanos())));
 
                 sampler.sample();
-                boolean stayedUp = broker.isAlive();
+                boolean stayedUp = broker.isAlive() && (replica == null || replica.isAlive());
+                if (replica != null) {
+                    progress.println("replica stayed up: " + (replica.isAlive() ? "yes" : "NO"));
+                    replica.stop(Duration.ofSeconds(60));
+                    replica.saveOutput(results.resolve("broker-replica.log"));
+                }
                 int exit = broker.stop(Duration.ofSeconds(60));
                 broker.saveOutput(results.resolve("broker-memory.log"));
                 Outcome outcome = new Outcome(confirmed.sum(), failed.sum(), ledger.check(), drained, publishTime,
                         drainTime, storeBytes, GcLog.read(gcLog), idleRss, sampler.peakRssBytes(),
                         sampler.highWaterMarkBytes(), stayedUp, broker.sawOutOfMemory(), exit, broker.warnings(),
                         broker.errors(), broker.problems(), List.copyOf(errors), publishCpu, drainCpu,
-                        results);
+                        results, idleHeap, queuedHeap, queuedRss);
                 writeTimeline(sampler.samples(), results.resolve("memory-timeline.csv"));
                 Table summary = summary(outcome);
                 summary.writeCsv(results.resolve("memory.csv"));
@@ -234,9 +290,18 @@ public final class MemoryBenchmark implements Callable<Integer> {
                 return outcome;
             }
         } finally {
+            if (cluster != null) {
+                cluster.close(); // deletes the directory
+            }
+            if (standalone != null) {
+                standalone.close();
+            }
             ResultsFolder.deleteTree(directory);
         }
     }
+
+    /** The two-node default of docs/performance.md. */
+    private static final String PAIR_DURABILITY = "NO_SYNC,NO_SYNC,SIMPLE_MAJORITY";
 
     private void awaitPublishers(List<Thread> publishers, BrokerProcess broker, MemorySampler sampler,
                                  LongAdder confirmed, Progress progress) throws InterruptedException {
@@ -288,6 +353,11 @@ public final class MemoryBenchmark implements Callable<Integer> {
         table.add(List.of("broker heap limit", "-Xmx" + heap));
         table.add(List.of("peak heap used (GC log, before a collection)", mib(o.gc().peakUsedBytes())));
         table.add(List.of("peak heap after a collection", mib(o.gc().peakAfterGcBytes())));
+        table.add(List.of("live heap after a full GC: idle / all queued (jcmd GC.run)", mib(o.idleHeapBytes())
+                + " / " + mib(o.queuedHeapBytes())));
+        table.add(List.of("live heap per queued message", String.format(Locale.ROOT, "%,d B",
+                perMessage(o.queuedHeapBytes() - o.idleHeapBytes(), o.confirmed()))));
+        table.add(List.of("RSS with all queued", mib(o.queuedRssBytes())));
         table.add(List.of("GC pauses (full) / total pause", String.format(Locale.ROOT, "%d (%d) / %.0f ms",
                 o.gc().pauses(), o.gc().fullPauses(), o.gc().pauseMillis())));
         table.add(List.of("RSS when idle / peak sampled / VmHWM", mib(o.idleRssBytes()) + " / "
@@ -343,6 +413,11 @@ public final class MemoryBenchmark implements Callable<Integer> {
 
     private static String seconds(Duration d) {
         return String.format(Locale.ROOT, "%.1f s", d.toMillis() / 1000.0);
+    }
+
+    /** Bytes per message; 0 when either figure is missing. */
+    private static long perMessage(long bytes, long count) {
+        return bytes <= 0 || count <= 0 ? 0 : bytes / count;
     }
 
     private static String mib(long bytes) {

@@ -79,6 +79,20 @@ public final class MemorySampler implements AutoCloseable {
         }
     }
 
+    /** The VmRSS of process {@code pid} now, -1 when it cannot be read. */
+    public static long rssBytes(long pid) {
+        try {
+            for (String line : Files.readAllLines(java.nio.file.Path.of("/proc", Long.toString(pid), "status"))) {
+                if (line.startsWith("VmRSS:")) {
+                    return kibValue(line) << 10;
+                }
+            }
+        } catch (IOException e) {
+            return -1;
+        }
+        return -1;
+    }
+
     private static long kibValue(String line) {
         return Long.parseLong(line.replaceAll("[^0-9]", ""));
     }

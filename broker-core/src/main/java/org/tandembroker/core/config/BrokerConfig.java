@@ -24,6 +24,8 @@ import java.util.Optional;
  *                               ({@link SecurityConfig#DEFAULTS} when not given)
  * @param onStoreFailure         what the broker does when a virtual host's store cannot serve on this node at
  *                               start-up ({@code <virtualHosts onStoreFailure>})
+ * @param queueWindow            new entries a durable queue keeps on the heap; beyond them messages stay in the
+ *                               store only and are read back in batches ({@code <memory queueWindow>}); 0: no limit
  */
 public record BrokerConfig(Path sourceFile,
                            List<ListenerConfig> listeners,
@@ -35,7 +37,19 @@ public record BrokerConfig(Path sourceFile,
                            List<VirtualHostConfig> virtualHosts,
                            String defaultVirtualHost,
                            ManagementConfig management,
-                           SecurityConfig security, OnStoreFailure onStoreFailure) {
+                           SecurityConfig security, OnStoreFailure onStoreFailure, int queueWindow) {
+
+    /** Entries a durable queue keeps on the heap unless {@code <memory queueWindow>} says otherwise. */
+    public static final int DEFAULT_QUEUE_WINDOW = 20_000;
+
+    /** A configuration with the default heap window of queues. */
+    public BrokerConfig(Path sourceFile, List<ListenerConfig> listeners, String advertisedClientAddress,
+                        Path usersFile, boolean anonymousEnabled, ConnectionLimits limits, long messageMemoryBudget,
+                        List<VirtualHostConfig> virtualHosts, String defaultVirtualHost, ManagementConfig management,
+                        SecurityConfig security, OnStoreFailure onStoreFailure) {
+        this(sourceFile, listeners, advertisedClientAddress, usersFile, anonymousEnabled, limits, messageMemoryBudget,
+                virtualHosts, defaultVirtualHost, management, security, onStoreFailure, DEFAULT_QUEUE_WINDOW);
+    }
 
     /** What a starting broker does when a virtual host's store cannot serve on this node. */
     public enum OnStoreFailure {

@@ -31,7 +31,7 @@ import java.util.regex.Pattern;
  *   <security usersFile="users" anonymous="false"/>          <!-- optional -->
  *   <limits maxFrameSize="256KiB" maxMessageSize="100MiB" idleTimeout="60s"
  *           maxConnections="10000" linkCredit="500"/>        <!-- optional -->
- *   <memory messageBudget="128MiB"/>                         <!-- optional -->
+ *   <memory messageBudget="128MiB" queueWindow="20000"/>     <!-- optional -->
  *   <virtualHosts default="default" onStoreFailure="exit">   <!-- required -->
  *     <virtualHost name="default" file="vhosts/default.xml"/> <!-- at least one -->
  *   </virtualHosts>
@@ -64,6 +64,8 @@ import java.util.regex.Pattern;
  *   <tr><td>limits@maxConnections</td><td>&gt;= 1</td><td>10000</td></tr>
  *   <tr><td>limits@linkCredit</td><td>&gt;= 1</td><td>500</td></tr>
  *   <tr><td>memory@messageBudget</td><td>&gt;= 0 B</td><td>128MiB, at most an eighth of the maximum heap</td></tr>
+ *   <tr><td>memory@queueWindow</td><td>0 (keep every entry on the heap) to 100000000 entries</td><td>20000
+ *       </td></tr>
  *   <tr><td>virtualHosts@default</td><td>a declared virtual host</td><td>the only virtual host, if there is
  *       one; required when there are several</td></tr>
  *   <tr><td>virtualHosts@onStoreFailure</td><td>exit (stop with one line and exit code 1), stay-up (serve the
@@ -106,6 +108,9 @@ import java.util.regex.Pattern;
  * real port.
  */
 public final class BrokerConfigLoader {
+
+    /** The largest {@code <memory queueWindow>}: a hundred million entries would not fit any heap anyway. */
+    static final int MAX_QUEUE_WINDOW = 100_000_000;
 
     /** Upper bound of the body budget when {@code <memory messageBudget>} is not set. */
     public static final long DEFAULT_MESSAGE_BUDGET = 128L * 1024 * 1024;
@@ -178,10 +183,12 @@ public final class BrokerConfigLoader {
         ConnectionLimits limits = limits(root.optionalChild("limits"));
 
         long messageBudget = defaultMessageBudget();
+        int queueWindow = BrokerConfig.DEFAULT_QUEUE_WINDOW;
         Optional<ConfigElement> memory = root.optionalChild("memory");
         if (memory.isPresent()) {
-            memory.get().checkStructure(List.of("messageBudget"), List.of());
+            memory.get().checkStructure(List.of("messageBudget", "queueWindow"), List.of());
             messageBudget = memory.get().bytes("messageBudget", 0, Long.MAX_VALUE, messageBudget);
+            queueWindow = (int) memory.get().integer("queueWindow", 0, MAX_QUEUE_WINDOW, queueWindow);
         }
 
         ConfigElement hostsElement = root.requiredChild("virtualHosts",
@@ -199,7 +206,7 @@ public final class BrokerConfigLoader {
         ManagementConfig management = management(root.optionalChild("management"), base, listeners);
 
         return new BrokerConfig(file, listeners, advertised, usersFile, anonymous, limits, messageBudget,
-                virtualHosts, defaultHost, management, securityConfig, onStoreFailure);
+                virtualHosts, defaultHost, management, securityConfig, onStoreFailure, queueWindow);
     }
 
     /** {@code permissions} beside the broker file when it exists; else none (authorization off). */

@@ -151,7 +151,7 @@ public final class Broker implements AutoCloseable {
                 throw vhc.store().namingSources(e);
             }
             hosts.put(vhc.name(), new BrokerVirtualHost(vhc, new StoreSupplier(first, factory, vhc, context),
-                    operationalLog, contentBudget, queuePool, housekeeping));
+                    operationalLog, contentBudget, config.queueWindow(), queuePool, housekeeping));
         }
         Set<String> ownNames = new java.util.HashSet<>();
         String advertisedHost = hostOf(config.advertisedClientAddress());

@@ -13,9 +13,11 @@ import org.tandembroker.core.ErrorKind;
 import org.tandembroker.core.config.QueueConfig;
 import org.tandembroker.core.exec.SerialExecutor;
 import org.tandembroker.core.message.MessageMetadata;
+import org.tandembroker.core.message.MetadataCodec;
 import org.tandembroker.core.message.ServerMessage;
 import org.tandembroker.core.oplog.LogCode;
 import org.tandembroker.core.store.StoreTransaction;
+import org.tandembroker.core.store.StoredEntry;
 import org.tandembroker.core.txn.LocalTransaction;
 import org.tandembroker.core.txn.TransactionParticipant;
 
@@ -34,6 +36,15 @@ import org.tandembroker.core.txn.TransactionParticipant;
  * host's scheduler, hands the due messages back to the executor, which adds them as if just published. A recovered
  * message goes back on the schedule or, when due, straight to the entries.
  *
+ * <p><b>Heap window (paging).</b> A durable queue that is not a last-value queue keeps at most
+ * {@link QueueHost#queueWindow()} new entries on the heap. A message that arrives while the window is full stays in
+ * the store only: {@link PagedEntries} keeps its id, in arrival order, and the queue reads the oldest back in
+ * batches (on the store's reader thread, handed back to the executor) as soon as its consumers have made room for
+ * a batch, so the next batch is on its way before the window runs dry. Depth and byte counts include paged
+ * messages. Consumers, selectors, browsers, message groups and expiry see the window: a paged message expires, and
+ * a browser or a selector sees it, once it is read back; a consumer with credit that finds nothing in the window
+ * makes the queue read on past it. See docs/architecture.md ("Deep queues").
+ *
  * <p><b>Recovery.</b> A recovered durable queue serves while its stored entries are still being loaded
  * ({@link #addRecovered}). Messages published meanwhile wait behind the last recovered entry, so everything that
  * was on the queue before a failover is delivered first; dead-lettering onto a loading queue waits for it
@@ -41,6 +52,10 @@ import org.tandembroker.core.txn.TransactionParticipant;
  */
 public final class BrokerQueue {
     private static final Logger LOG = LoggerFactory.getLogger(BrokerQueue.class);
+    /** Messages read back from the store in one batch, at most (a quarter of the window when that is smaller). */
+    static final int MAX_PAGE_BATCH = 2048;
+    /** Wait before reading paged messages again after a failed read. */
+    private static final long PAGE_RETRY_MILLIS = 1000;
 
     private final UUID id;
     private final QueueConfig config;
@@ -58,6 +73,13 @@ public final class BrokerQueue {
     // Owned by executor.
     private final EntryList entries;
     private final Dispatcher dispatcher;
+    /** New entries kept on the heap before messages stay in the store only; 0: no limit. */
+    private final int window;
+    /** Messages beyond the window; null when the queue keeps everything on the heap. */
+    private final PagedEntries paged;
+    private final int pageBatch;
+    private long pageReadFailures;
+    private long pagedMissing;
     private final DeliverySchedule schedule = new DeliverySchedule();
     private boolean deleted;
     /** Recovered entries are still being loaded: new messages wait in {@link #heldWhileLoading}. */
@@ -76,6 +98,10 @@ public final class BrokerQueue {
         this.removal = new EntryRemoval(id, config.durable(), host);
         this.entries = new EntryList(config.messageTtlMillis(), config.options());
         this.dispatcher = new Dispatcher(this, entries, host, executor);
+        this.window = host != null && config.durable() && !config.options().isLastValue()
+                ? Math.max(0, host.queueWindow()) : 0;
+        this.paged = window > 0 ? new PagedEntries() : null;
+        this.pageBatch = Math.max(1, Math.min(MAX_PAGE_BATCH, window / 4));
     }
 
     public UUID id() {
@@ -149,6 +175,19 @@ public final class BrokerQueue {
     /** Messages waiting for their delivery time (any thread; approximate); they count in the depth too. */
     public int delayedCount() {
         return schedule.size();
+    }
+
+    /**
+     * Messages beyond the heap window, kept in the store only (or pinned on the heap, see {@link PagedEntries}), not
+     * counting a batch being read back (any thread; approximate); they count in the depth too.
+     */
+    public long pagedCount() {
+        return paged == null ? 0 : paged.size();
+    }
+
+    /** The heap window of this queue in new entries; 0 when it keeps every entry on the heap. */
+    public int heapWindow() {
+        return window;
     }
 
     /** Message groups assigned to a consumer now (any thread; approximate). */
@@ -294,17 +333,50 @@ public final class BrokerQueue {
                 place(message);
             }
             if (last) {
-                loading = false;
-                for (ServerMessage held : heldWhileLoading) {
-                    place(held);
-                }
-                heldWhileLoading.clear();
-                recoveryLoaded.complete(null);
+                endLoading();
             }
             dispatch();
             added.complete(true);
         });
         return added;
+    }
+
+    /**
+     * Ends the loading of a queue deeper than its heap window: {@code beyond} are its recovered entries after the
+     * pages added so far, kept in the store only (see {@link PagedEntries}); the messages held meanwhile follow.
+     * Completes on the executor with false when the queue had shut down (the pinned messages' references are then
+     * dropped, and nothing is added).
+     */
+    public CompletableFuture<Boolean> addRecoveredBeyondWindow(RecoveredBeyondWindow beyond) {
+        CompletableFuture<Boolean> added = new CompletableFuture<>();
+        executor.execute(() -> {
+            if (deleted || !loading || paged == null) {
+                beyond.dropPinned();
+                added.complete(false);
+                return;
+            }
+            depth.recoveredInBulk(beyond.size(), beyond.bytes());
+            paged.addRecovered(beyond);
+            endLoading();
+            dispatch();
+            added.complete(true);
+        });
+        return added;
+    }
+
+    private void endLoading() {
+        loading = false;
+        for (ServerMessage held : heldWhileLoading) {
+            place(held);
+        }
+        heldWhileLoading.clear();
+        recoveryLoaded.complete(null);
+    }
+
+    /** The priority level a message with {@code metadata} is queued at here (0 without priority order). */
+    public int levelOf(MessageMetadata metadata) {
+        return config.options().priority()
+                ? Math.max(0, Math.min(EntryList.LEVELS - 1, metadata.priority())) : 0;
     }
 
     /** Whether recovered entries are still being loaded (read from any thread; approximate). */
@@ -364,7 +436,87 @@ public final class BrokerQueue {
         assert executor.inExecutor() : executor;
         if (!deleted) {
             dispatcher.dispatch();
+            readBackPaged();
         }
+    }
+
+    // ---- the heap window (executor) ----
+
+    /**
+     * Reads the next batch of paged messages back once the window has room for it, or when a consumer with credit
+     * found nothing in the window (a selector, a browser, groups owned by others: the window then grows, batch by
+     * batch, as it would hold everything without a window). One read at a time.
+     */
+    private void readBackPaged() {
+        if (paged == null || paged.size() == 0 || paged.isReading()
+                || (entries.newEntries() + pageBatch > window && !dispatcher.consumerFoundNothing())) {
+            return;
+        }
+        long[] batch = paged.take(pageBatch);
+        CompletableFuture<List<StoredEntry>> read;
+        try {
+            read = host.readMessages(batch);
+        } catch (RuntimeException e) {
+            read = CompletableFuture.failedFuture(e);
+        }
+        read.whenComplete((page, failure) -> executor.execute(() -> readBack(batch, page, failure)));
+    }
+
+    /** A batch was read: its messages join the window, behind it, in the order they arrived (executor). */
+    private void readBack(long[] batch, List<StoredEntry> page, Throwable failure) {
+        if (deleted) {
+            return; // the store keeps them (or shutdown removed them)
+        }
+        if (failure != null) {
+            paged.batchFailed();
+            if (pageReadFailures++ == 0) {
+                LOG.warn("Queue '{}': reading {} messages back from the store failed: {}; retrying every {} ms "
+                        + "(further failures are counted)", name(), batch.length,
+                        BrokerException.from(failure).getMessage(), PAGE_RETRY_MILLIS);
+            }
+            host.schedule(() -> executor.execute(this::dispatch), PAGE_RETRY_MILLIS);
+            return;
+        }
+        for (int i = 0; i < batch.length; i++) {
+            ServerMessage message = paged.unpin(batch[i]);
+            if (message == null) {
+                message = storedMessage(page.get(i));
+                if (message == null) {
+                    continue;
+                }
+                message.setReferences(1);
+            }
+            if (message.metadata().deliverAtMillis() != 0 && message.metadata().isDelayed(host.nowMillis())) {
+                schedule.add(message); // recovered before its delivery time: it waits like any delayed message
+                armTimer();
+            } else {
+                appendToWindow(message);
+            }
+        }
+        paged.batchDone();
+        dispatch();
+    }
+
+    /** A message read back, or null (counted as removed) when the store no longer holds it or it is unreadable. */
+    private ServerMessage storedMessage(StoredEntry stored) {
+        MessageMetadata metadata = null;
+        if (stored.metadata() != null) {
+            try {
+                metadata = MetadataCodec.decode(stored.metadata());
+            } catch (RuntimeException e) {
+                metadata = null;
+            }
+        }
+        if (metadata == null) {
+            depth.removed(stored.contentSize());
+            if (pagedMissing++ == 0) {
+                LOG.warn("Queue '{}': message {} kept in the store beyond the heap window is missing or unreadable; "
+                        + "it is dropped from the queue (further such messages are counted)", name(),
+                        stored.messageId());
+            }
+            return null;
+        }
+        return new ServerMessage(stored.messageId(), metadata, null, true);
     }
 
     // ---- settlement (executor) ----
@@ -491,8 +643,30 @@ public final class BrokerQueue {
 
     // ---- last-value replacement (executor) ----
 
-    /** Adds a new entry; on a last-value queue, the queued entry with the same key goes. */
+    /**
+     * Adds a new entry, or keeps the message in the store only when the window is full (see the class comment); on
+     * a last-value queue, the queued entry with the same key goes.
+     */
     private void append(ServerMessage message) {
+        if (paged != null) {
+            int level = entries.levelOf(message);
+            boolean pageOut = paged.isEmpty()
+                    ? entries.newEntries() >= window && level <= entries.lowestLevel()
+                    : level <= paged.maxLevel();
+            if (pageOut) {
+                // Unshared and stored: the store gives it back by id. Otherwise its object stays (pinned).
+                boolean storeOnly = message.isStored() && message.references() == 1;
+                paged.add(message, level, !storeOnly);
+                if (storeOnly) {
+                    message.releaseContent();
+                }
+                return;
+            }
+        }
+        appendToWindow(message);
+    }
+
+    private void appendToWindow(ServerMessage message) {
         QueueEntry entry = entries.add(message, 0);
         QueueEntry replaced = entry.replaced;
         if (replaced != null) {
@@ -560,6 +734,7 @@ public final class BrokerQueue {
                 long now = host.nowMillis();
                 entries.takeExpired(now).forEach(this::expire);
                 dispatcher.takeExpiredWaiting(now).forEach(this::expire);
+                readBackPaged();
             }
         });
     }
@@ -639,7 +814,14 @@ public final class BrokerQueue {
                 all.addAll(heldWhileLoading);
                 all.addAll(schedule.messages());
                 waitingGroupMessages.forEach(e -> all.add(e.message));
+                if (paged != null) {
+                    PagedEntries.Removed beyondWindow = paged.clear();
+                    all.addAll(beyondWindow.pinned());
+                    removal.removeStoredOnly(beyondWindow.storedOnly());
+                }
                 removal.removeWithoutEntries(all);
+            } else if (paged != null) {
+                paged.clear();
             }
             entries.clear();
             schedule.clear();

@@ -24,6 +24,8 @@ final class Dispatcher {
     private final List<QueueConsumer> consumers = new ArrayList<>();
     private final MessageGroups groups = new MessageGroups();
     private int nextConsumer;
+    /** See {@link #consumerFoundNothing()}. */
+    private boolean consumerFoundNothing;
 
     Dispatcher(BrokerQueue queue, EntryList entries, QueueHost host, SerialExecutor executor) {
         this.queue = queue;
@@ -112,9 +114,19 @@ final class Dispatcher {
         return groups.waitingEntries();
     }
 
+    /**
+     * Whether the last {@link #dispatch()} left a consumer with credit that found nothing it may take (its selector
+     * matches nothing available, a browser has seen everything, or the rest belongs to other consumers' groups): a
+     * queue deeper than its heap window then reads further messages back although its window is full.
+     */
+    boolean consumerFoundNothing() {
+        return consumerFoundNothing;
+    }
+
     /** Hands available entries to consumers with credit, round robin. */
     void dispatch() {
         assert executor.inExecutor() : executor;
+        consumerFoundNothing = false;
         if (consumers.isEmpty()) {
             return;
         }
@@ -132,6 +144,7 @@ final class Dispatcher {
             }
             QueueEntry entry = consumer.browsing ? nextUnexpired(consumer, now) : nextAvailable(consumer, now);
             if (entry == null) {
+                consumerFoundNothing = true;
                 withoutWork++;
                 continue;
             }

@@ -42,6 +42,8 @@ final class EntryList {
     private final Level[] levels = new Level[LEVELS];
     /** Bit {@code l} set: level {@code l} has new entries. */
     private int nonEmptyLevels;
+    /** New entries on every level (returned ones not counted): what a queue's heap window bounds. */
+    private int newEntries;
     private final TreeMap<Long, QueueEntry> returned = new TreeMap<>();
     private final List<Cursor> cursors = new ArrayList<>(0);
     private long nextSequence;
@@ -97,7 +99,7 @@ final class EntryList {
             long queueExpiry = message.metadata().arrivalMillis() + messageTtlMillis;
             expiresAt = expiresAt == 0 ? queueExpiry : Math.min(expiresAt, queueExpiry);
         }
-        int level = priorityOrder ? Math.max(0, Math.min(LEVELS - 1, message.metadata().priority())) : 0;
+        int level = levelOf(message);
         QueueEntry entry = new QueueEntry(nextSequence++, message, expiresAt, level);
         entry.deliveryCount = deliveryCount;
         if (expiresAt != 0) {
@@ -116,10 +118,26 @@ final class EntryList {
             list.tail.next = entry;
         }
         list.tail = entry;
+        newEntries++;
         if (lastValues != null) {
             entry.replaced = index(entry);
         }
         return entry;
+    }
+
+    /** The priority level a message is queued at (0 on a queue without priority order). */
+    int levelOf(ServerMessage message) {
+        return priorityOrder ? Math.max(0, Math.min(LEVELS - 1, message.metadata().priority())) : 0;
+    }
+
+    /** New entries (not returned ones) on every level. */
+    int newEntries() {
+        return newEntries;
+    }
+
+    /** The lowest level that has new entries, {@link #LEVELS} when none has. */
+    int lowestLevel() {
+        return nonEmptyLevels == 0 ? LEVELS : Integer.numberOfTrailingZeros(nonEmptyLevels);
     }
 
     /** A cursor for a consumer with {@code filter}; {@link #closeCursor} when the consumer leaves. */
@@ -303,6 +321,7 @@ final class EntryList {
             }
         }
         Level list = levels[level];
+        newEntries--;
         if (e.previous == null) {
             list.head = e.next;
         } else {

@@ -54,6 +54,32 @@ final class EntryRemoval {
         }
     }
 
+    /**
+     * Takes messages kept in the store only (each this queue's alone) off this queue: entry and message records, in
+     * transactions of bounded size, without waiting.
+     */
+    void removeStoredOnly(long[] messageIds) {
+        StoreTransaction storeTransaction = null;
+        int inTransaction = 0;
+        for (long id : messageIds) {
+            if (storeTransaction == null) {
+                storeTransaction = host.newStoreTransaction();
+            }
+            if (durable) {
+                storeTransaction.dequeue(queueId, id);
+            }
+            storeTransaction.removeMessage(id);
+            if (++inTransaction == 1024) {
+                storeTransaction.commit();
+                storeTransaction = null;
+                inTransaction = 0;
+            }
+        }
+        if (storeTransaction != null) {
+            storeTransaction.commit();
+        }
+    }
+
     /** Takes messages that have no entry (any more) off this queue, in one transaction, releasing their content. */
     void removeWithoutEntries(Collection<ServerMessage> messages) {
         StoreTransaction storeTransaction = host.newStoreTransaction();

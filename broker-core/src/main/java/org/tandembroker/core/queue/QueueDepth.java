@@ -51,6 +51,14 @@ final class QueueDepth {
         bytes.addAndGet(size);
     }
 
+    /** Recovered messages kept in the store only joined the queue (room taken without checking the limits). */
+    void recoveredInBulk(long count, long size) {
+        messages.addAndGet(count);
+        bytes.addAndGet(size);
+        enqueuedTotal.addAndGet(count);
+        enqueuedBytes.addAndGet(size);
+    }
+
     void cancel(int size) {
         messages.decrementAndGet();
         bytes.addAndGet(-size);

@@ -1,9 +1,12 @@
 package org.tandembroker.core.queue;
 
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.tandembroker.core.oplog.OperationalLog;
+import org.tandembroker.core.store.MessageStore;
 import org.tandembroker.core.store.StoreTransaction;
+import org.tandembroker.core.store.StoredEntry;
 
 /** What a queue needs from its virtual host. Thread-safe. */
 public interface QueueHost {
@@ -19,6 +22,19 @@ public interface QueueHost {
     void autoDelete(BrokerQueue queue);
 
     OperationalLog operationalLog();
+
+    /**
+     * New entries a durable queue keeps on the heap before it keeps further messages in the store only and reads
+     * them back in batches as its consumers take the head ({@link PagedEntries}); 0: every entry on the heap.
+     */
+    default int queueWindow() {
+        return 0;
+    }
+
+    /** Reads the metadata of stored messages by id, in the order given ({@link MessageStore#readMessages}). */
+    default CompletableFuture<List<StoredEntry>> readMessages(long[] ids) {
+        return CompletableFuture.failedFuture(new UnsupportedOperationException("no store to read messages from"));
+    }
 
     long nowMillis();
 

@@ -1,7 +1,10 @@
 package org.tandembroker.core.store;
 
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import org.tandembroker.core.BrokerException;
+import org.tandembroker.core.ErrorKind;
 import org.tandembroker.core.store.replication.ReplicationControl;
 
 /**
@@ -48,6 +51,23 @@ public interface MessageStore extends AutoCloseable {
 
     /** Reads back a stored message's content (for messages whose body was not kept on the heap). */
     CompletableFuture<byte[]> loadContent(long messageId);
+
+    /**
+     * Reads the metadata of stored messages by id, one {@link StoredEntry} per id in the order given (null metadata
+     * for a message the store does not hold), on the store's reader thread: a queue deeper than its heap window
+     * reads back the messages it keeps in the store only. Fails with {@code NOT_ACTIVE} while the store is not
+     * active. Stores that cannot read by id fail with {@code INTERNAL_ERROR}; queues on them keep every entry on
+     * the heap ({@link #readsMessagesById()}).
+     */
+    default CompletableFuture<List<StoredEntry>> readMessages(long[] ids) {
+        return CompletableFuture.failedFuture(new BrokerException(ErrorKind.INTERNAL_ERROR,
+                "this store cannot read messages by id"));
+    }
+
+    /** Whether {@link #readMessages} works on this store (a property of the store's type). */
+    default boolean readsMessagesById() {
+        return false;
+    }
 
     /** A fresh, unique, monotonically increasing message id. */
     long nextMessageId();

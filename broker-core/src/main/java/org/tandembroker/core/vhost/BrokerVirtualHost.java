@@ -48,14 +48,25 @@ public final class BrokerVirtualHost implements VirtualHost, ManagedVirtualHost 
     private final AddressResolver addresses;
     private final VirtualHostLifecycle lifecycle;
 
+    /** A virtual host whose queues keep every entry on the heap (no heap window). */
     public BrokerVirtualHost(VirtualHostConfig config, Supplier<MessageStore> storeSupplier,
                              OperationalLog operationalLog, ContentBudget contentBudget, Executor queuePool,
                              ScheduledExecutorService housekeeping) {
+        this(config, storeSupplier, operationalLog, contentBudget, 0, queuePool, housekeeping);
+    }
+
+    /**
+     * @param queueWindow new entries a durable queue keeps on the heap before further messages stay in the store
+     *                    only ({@code <memory queueWindow>}); 0: no limit
+     */
+    public BrokerVirtualHost(VirtualHostConfig config, Supplier<MessageStore> storeSupplier,
+                             OperationalLog operationalLog, ContentBudget contentBudget, int queueWindow,
+                             Executor queuePool, ScheduledExecutorService housekeeping) {
         this.config = config;
         OwningThread lifecycleThread = new OwningThread("vhost-" + config.name());
         this.store = new CurrentStore(config.name());
         this.status = new ServingStatus(config.name(), lifecycleThread);
-        this.topology = new Topology(config, store, operationalLog, queuePool, housekeeping);
+        this.topology = new Topology(config, store, operationalLog, queueWindow, queuePool, housekeeping);
         this.admission = new ClientAdmission(config.name(), status, topology);
         this.publisher = new Publisher(status, store, contentBudget);
         this.addresses = new AddressResolver(config, status, topology, publisher,

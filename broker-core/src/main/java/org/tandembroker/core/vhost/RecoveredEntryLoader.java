@@ -18,6 +18,7 @@ import org.tandembroker.core.message.ServerMessage;
 import org.tandembroker.core.oplog.LogCode;
 import org.tandembroker.core.oplog.OperationalLog;
 import org.tandembroker.core.queue.BrokerQueue;
+import org.tandembroker.core.queue.RecoveredBeyondWindow;
 import org.tandembroker.core.store.MessageStore;
 import org.tandembroker.core.store.StoreTransaction;
 import org.tandembroker.core.store.StoredEntries;
@@ -37,6 +38,13 @@ import org.tandembroker.core.store.StoredEntry;
  * this loader, and released only when every queue has loaded ({@link #finish}): a release that reaches zero
  * removes the message (it was consumed from every queue meanwhile). Then the stored message ids up to the
  * horizon that no queue held (orphans) are removed.
+ *
+ * <p><b>Queues deeper than their heap window.</b> Once a queue has its {@linkplain BrokerQueue#heapWindow() window}
+ * of entries, the rest of its entries are not turned into messages: the loader collects their ids (8 bytes each,
+ * {@link RecoveredBeyondWindow}) and, when every queue has been read, hands them to the queue, which reads them back
+ * from the store as its consumers take the head. A message held by another queue as well is shared (one reference
+ * count): such a message, beyond the window of one queue, is created once like the others and stays on the heap
+ * (pinned). The orphan sweep counts the ids beyond windows as held.
  *
  * <p><b>Threads.</b> Every field is confined to the virtual host's life-cycle thread: the steps run there (as
  * tasks on {@code steps}), except during activation, when the life-cycle thread itself calls {@link #loadHeads()}
@@ -77,6 +85,10 @@ final class RecoveredEntryLoader {
     private static final class QueueCursor {
         final BrokerQueue queue;
         long afterMessageId;
+        /** Entries added to the queue as messages (its window). */
+        long inWindow;
+        /** Entries beyond the window, null until the window is full. */
+        RecoveredBeyondWindow beyond;
         CompletableFuture<Boolean> lastAdd = CompletableFuture.completedFuture(true);
 
         QueueCursor(BrokerQueue queue) {
@@ -200,7 +212,9 @@ final class RecoveredEntryLoader {
     /** Turns a page into messages (one object per id, see the class comment) and hands it to its queue. */
     private void add(QueueCursor cursor, List<StoredEntry> page, boolean last) {
         List<ServerMessage> messages = new ArrayList<>(page.size());
+        int window = cursor.queue.heapWindow();
         for (StoredEntry entry : page) {
+            boolean beyondWindow = window > 0 && (cursor.beyond != null || cursor.inWindow >= window);
             ServerMessage message = recovered.get(entry.messageId());
             if (message == null) {
                 MessageMetadata metadata = metadata(entry);
@@ -212,15 +226,36 @@ final class RecoveredEntryLoader {
                     }
                     continue;
                 }
+                if (beyondWindow) {
+                    beyond(cursor).add(entry.messageId(), cursor.queue.levelOf(metadata), metadata.contentSize());
+                    entriesLoaded++;
+                    continue;
+                }
                 message = new ServerMessage(entry.messageId(), metadata, null, true);
                 message.setReferences(1); // this loader's reference, released in finish
                 recovered.put(entry.messageId(), message);
             }
             message.addReference();
-            messages.add(message);
+            if (beyondWindow) {
+                RecoveredBeyondWindow beyond = beyond(cursor);
+                beyond.add(message.id(), cursor.queue.levelOf(message.metadata()), message.metadata().contentSize());
+                beyond.pin(message);
+                entriesLoaded++;
+            } else {
+                messages.add(message);
+                cursor.inWindow++;
+            }
         }
         entriesLoaded += messages.size();
-        cursor.lastAdd = cursor.queue.addRecovered(messages, last);
+        // A queue with entries beyond its window ends its loading when those are handed over (finish).
+        cursor.lastAdd = cursor.queue.addRecovered(messages, last && cursor.beyond == null);
+    }
+
+    private static RecoveredBeyondWindow beyond(QueueCursor cursor) {
+        if (cursor.beyond == null) {
+            cursor.beyond = new RecoveredBeyondWindow();
+        }
+        return cursor.beyond;
     }
 
     private MessageMetadata metadata(StoredEntry entry) {
@@ -248,7 +283,79 @@ final class RecoveredEntryLoader {
      */
     void finish(Executor stepExecutor) {
         guard(CompletableFuture.allOf(cursors.stream().map(c -> c.lastAdd).toArray(CompletableFuture[]::new))
+                .thenComposeAsync(added -> handBeyondWindows(stepExecutor), stepExecutor)
                 .handleAsync((added, failure) -> releaseRecoveryReferences(stepExecutor), stepExecutor));
+    }
+
+    /**
+     * Pins every id beyond a window whose message another queue holds too (reading the messages no queue created
+     * yet), then hands each queue its entries beyond the window, which ends its loading.
+     */
+    private CompletableFuture<Void> handBeyondWindows(Executor stepExecutor) {
+        if (cancelled || cursors.stream().allMatch(c -> c.beyond == null)) {
+            return CompletableFuture.completedFuture(null);
+        }
+        List<Long> unread = new ArrayList<>();
+        for (QueueCursor cursor : cursors) {
+            RecoveredBeyondWindow beyond = cursor.beyond;
+            for (int i = 0; beyond != null && i < beyond.size(); i++) {
+                long id = beyond.id(i);
+                if (!beyond.isPinned(id) && !recovered.containsKey(id) && heldBeyondAnotherWindow(cursor, id)) {
+                    unread.add(id);
+                }
+            }
+        }
+        CompletableFuture<List<StoredEntry>> shared = unread.isEmpty()
+                ? CompletableFuture.completedFuture(List.of())
+                : store.readMessages(unread.stream().mapToLong(Long::longValue).distinct().toArray());
+        return shared.thenComposeAsync(page -> {
+            for (StoredEntry entry : page) {
+                MessageMetadata metadata = metadata(entry);
+                if (metadata != null) {
+                    ServerMessage message = new ServerMessage(entry.messageId(), metadata, null, true);
+                    message.setReferences(1); // this loader's reference, released in finish
+                    recovered.put(entry.messageId(), message);
+                }
+            }
+            List<CompletableFuture<Boolean>> handed = new ArrayList<>();
+            for (QueueCursor cursor : cursors) {
+                RecoveredBeyondWindow beyond = cursor.beyond;
+                if (beyond == null) {
+                    continue;
+                }
+                for (int i = 0; i < beyond.size(); i++) {
+                    ServerMessage message = beyond.isPinned(beyond.id(i)) ? null : recovered.get(beyond.id(i));
+                    if (message != null) {
+                        message.addReference();
+                        beyond.pin(message);
+                    }
+                }
+                handed.add(cursor.queue.addRecoveredBeyondWindow(beyond));
+            }
+            return CompletableFuture.allOf(handed.toArray(CompletableFuture[]::new));
+        }, stepExecutor);
+    }
+
+    private boolean heldBeyondAnotherWindow(QueueCursor self, long messageId) {
+        for (QueueCursor other : cursors) {
+            if (other != self && other.beyond != null && other.beyond.contains(messageId)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Whether a stored message id is held by a queue (as a recovered message or beyond a window). */
+    private boolean held(long messageId) {
+        if (recovered.containsKey(messageId)) {
+            return true;
+        }
+        for (QueueCursor cursor : cursors) {
+            if (cursor.beyond != null && cursor.beyond.contains(messageId)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private Void releaseRecoveryReferences(Executor stepExecutor) {
@@ -280,7 +387,7 @@ final class RecoveredEntryLoader {
             }
             Removals removals = new Removals();
             for (long id : ids) {
-                if (!recovered.containsKey(id)) {
+                if (!held(id)) {
                     removals.remove(id);
                 }
             }
@@ -307,6 +414,10 @@ final class RecoveredEntryLoader {
 
     private void complete(long consumedWhileLoading, long orphans) {
         long messages = recovered.size();
+        for (QueueCursor cursor : cursors) {
+            messages += cursor.beyond == null ? 0 : cursor.beyond.size() - cursor.beyond.pinnedCount();
+            cursor.beyond = null;
+        }
         recovered.clear();
         LOG.info("Virtual host '{}': loaded {} queue entries of {} queues ({} messages; {} consumed from every queue "
                 + "while loading, {} orphans removed, {} entries without a message ignored) in {} ms", hostName,

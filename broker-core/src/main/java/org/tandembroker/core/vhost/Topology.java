@@ -20,7 +20,9 @@ import org.tandembroker.core.oplog.LogCode;
 import org.tandembroker.core.oplog.OperationalLog;
 import org.tandembroker.core.queue.BrokerQueue;
 import org.tandembroker.core.queue.QueueHost;
+import org.tandembroker.core.store.MessageStore;
 import org.tandembroker.core.store.StoreTransaction;
+import org.tandembroker.core.store.StoredEntry;
 
 /**
  * A virtual host's exchanges and queues by name, and the declaring and deleting of queues (a durable queue is
@@ -33,6 +35,7 @@ final class Topology {
     private final CurrentStore store;
     private final OperationalLog operationalLog;
     private final Executor queuePool;
+    private final int queueWindow;
     /** The timer for delayed deliveries (the broker's housekeeping thread). */
     private final ScheduledExecutorService timer;
     private final QueueHost queueHost = new HostForQueues();
@@ -50,9 +53,10 @@ final class Topology {
     /** The terms of each named subscription's queue, by queue name (a queue without an entry is no subscription). */
     private final Map<String, SubscriptionTerms> subscriptions = new ConcurrentHashMap<>();
 
-    Topology(VirtualHostConfig config, CurrentStore store, OperationalLog operationalLog, Executor queuePool,
-             ScheduledExecutorService timer) {
+    Topology(VirtualHostConfig config, CurrentStore store, OperationalLog operationalLog, int queueWindow,
+             Executor queuePool, ScheduledExecutorService timer) {
         this.config = config;
+        this.queueWindow = queueWindow;
         this.store = store;
         this.operationalLog = operationalLog;
         this.queuePool = queuePool;
@@ -275,6 +279,16 @@ final class Topology {
         @Override
         public OperationalLog operationalLog() {
             return operationalLog;
+        }
+
+        @Override
+        public int queueWindow() {
+            return store.get().map(MessageStore::readsMessagesById).orElse(false) ? queueWindow : 0;
+        }
+
+        @Override
+        public CompletableFuture<List<StoredEntry>> readMessages(long[] ids) {
+            return store.require().readMessages(ids);
         }
 
         @Override

@@ -105,6 +105,7 @@ class BrokerConfigLoaderTest {
         assertThat(config.anonymousEnabled()).isFalse();
         assertThat(config.limits()).isEqualTo(ConnectionLimits.DEFAULTS);
         assertThat(config.messageMemoryBudget()).isEqualTo(128L * 1024 * 1024);
+        assertThat(config.queueWindow()).isEqualTo(BrokerConfig.DEFAULT_QUEUE_WINDOW).isEqualTo(20_000);
         assertThat(config.defaultVirtualHost()).isEqualTo("default");
     }
 
@@ -319,6 +320,22 @@ class BrokerConfigLoaderTest {
     void rejectsNegativeMessageBudget() throws IOException {
         rejects(ONE_LISTENER + "<memory messageBudget=\"-1\"/>\n" + ONE_HOST, "memory@messageBudget", "'-1'",
                 ">= 0");
+    }
+
+    @Test
+    void readsTheQueueWindowAndZeroTurnsPagingOff() throws IOException, ConfigException {
+        assertThat(BrokerConfigLoader.load(broker(ONE_LISTENER + "<memory queueWindow=\"500\"/>\n" + ONE_HOST))
+                .queueWindow()).isEqualTo(500);
+        assertThat(BrokerConfigLoader.load(broker(ONE_LISTENER + "<memory queueWindow=\"0\"/>\n" + ONE_HOST))
+                .queueWindow()).isZero();
+    }
+
+    @Test
+    void rejectsAQueueWindowThatIsNotACountOfEntries() throws IOException {
+        rejects(ONE_LISTENER + "<memory queueWindow=\"-5\"/>\n" + ONE_HOST, "memory@queueWindow", "'-5'",
+                "an integer from 0 to 100000000");
+        rejects(ONE_LISTENER + "<memory queueWindow=\"20k\"/>\n" + ONE_HOST, "memory@queueWindow", "'20k'",
+                "an integer from 0 to 100000000");
     }
 
     @Test

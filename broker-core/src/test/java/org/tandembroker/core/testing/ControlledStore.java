@@ -183,6 +183,16 @@ public final class ControlledStore implements MessageStore {
     }
 
     @Override
+    public CompletableFuture<List<StoredEntry>> readMessages(long[] ids) {
+        return delegate.readMessages(ids);
+    }
+
+    @Override
+    public boolean readsMessagesById() {
+        return delegate.readsMessagesById();
+    }
+
+    @Override
     public long nextMessageId() {
         return delegate.nextMessageId();
     }

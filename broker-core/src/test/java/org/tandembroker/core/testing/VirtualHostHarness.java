@@ -34,9 +34,15 @@ public final class VirtualHostHarness implements AutoCloseable {
     private final BrokerVirtualHost host;
 
     public VirtualHostHarness(VirtualHostConfig config, Supplier<MessageStore> stores, long contentBudget) {
+        this(config, stores, contentBudget, 0);
+    }
+
+    /** A host whose durable queues keep {@code queueWindow} entries on the heap (0: all). */
+    public VirtualHostHarness(VirtualHostConfig config, Supplier<MessageStore> stores, long contentBudget,
+                              int queueWindow) {
         operationalLog.addObserver(logLines::add);
-        host = new BrokerVirtualHost(config, stores, operationalLog, new ContentBudget(contentBudget), pool,
-                housekeeping);
+        host = new BrokerVirtualHost(config, stores, operationalLog, new ContentBudget(contentBudget), queueWindow,
+                pool, housekeeping);
         host.start();
         try {
             VirtualHostState state = host.firstRoleDecided().get(10, TimeUnit.SECONDS);

@@ -121,6 +121,11 @@ final class QueueBean implements QueueMBean {
     }
 
     @Override
+    public long getMessagesPaged() {
+        return queue.pagedCount();
+    }
+
+    @Override
     public int getActiveGroups() {
         return queue.activeGroupCount();
     }

@@ -55,6 +55,12 @@ public interface QueueMBean {
     /** Messages waiting for their delivery time (JMS delivery delay); they are counted in the depth too. */
     int getMessagesDelayed();
 
+    /**
+     * Messages beyond the queue's heap window ({@code <memory queueWindow>}), kept in the store only until the queue
+     * reads them back; they are counted in the depth too.
+     */
+    long getMessagesPaged();
+
     /** Message groups (JMSXGroupID) assigned to a consumer now. */
     int getActiveGroups();
 }

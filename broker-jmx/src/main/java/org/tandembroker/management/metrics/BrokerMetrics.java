@@ -184,6 +184,9 @@ public final class BrokerMetrics implements AutoCloseable {
                         .tags(tags).register(registry),
                 Gauge.builder(MetricNames.QUEUE_MESSAGES_DELAYED, queue, BrokerQueue::delayedCount)
                         .description("Messages waiting for their delivery time").tags(tags).register(registry),
+                Gauge.builder(MetricNames.QUEUE_MESSAGES_PAGED, queue, BrokerQueue::pagedCount)
+                        .description("Messages beyond the heap window, kept in the store only").tags(tags)
+                        .register(registry),
                 Gauge.builder(MetricNames.QUEUE_GROUPS_ACTIVE, queue, BrokerQueue::activeGroupCount)
                         .description("Message groups assigned to a consumer").tags(tags).register(registry));
     }

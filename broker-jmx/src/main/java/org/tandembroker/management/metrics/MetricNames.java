@@ -65,6 +65,8 @@ public final class MetricNames {
     public static final String QUEUE_MESSAGES_REPLACED = "tandem.queue.messages.replaced";
     /** Gauge: messages waiting for their delivery time (JMS delivery delay; counted in the depth too). */
     public static final String QUEUE_MESSAGES_DELAYED = "tandem.queue.messages.delayed";
+    /** Gauge: messages beyond the queue's heap window, kept in the store only (counted in the depth too). */
+    public static final String QUEUE_MESSAGES_PAGED = "tandem.queue.messages.paged";
     /** Gauge: message groups (JMSXGroupID) assigned to a consumer. */
     public static final String QUEUE_GROUPS_ACTIVE = "tandem.queue.groups.active";
 

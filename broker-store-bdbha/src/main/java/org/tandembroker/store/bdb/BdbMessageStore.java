@@ -9,6 +9,7 @@ import com.sleepycat.je.StatsConfig;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -37,6 +38,7 @@ import org.tandembroker.core.store.StoreRoleListener;
 import org.tandembroker.core.store.StoreStatus;
 import org.tandembroker.core.store.StoreTransaction;
 import org.tandembroker.core.store.StoredEntries;
+import org.tandembroker.core.store.StoredEntry;
 import org.tandembroker.store.bdb.commit.CoalescingCommitter;
 
 /**
@@ -212,6 +214,16 @@ public final class BdbMessageStore implements MessageStore {
         return read(false, "cannot read message " + messageId, dbs -> dbs.readContent(messageId)
                 .orElseThrow(() -> new BrokerException(ErrorKind.INTERNAL_ERROR,
                         name + ": message " + messageId + " is not in the store")));
+    }
+
+    @Override
+    public CompletableFuture<List<StoredEntry>> readMessages(long[] ids) {
+        return read(false, "cannot read " + ids.length + " messages", dbs -> dbs.readMessages(ids));
+    }
+
+    @Override
+    public boolean readsMessagesById() {
+        return true;
     }
 
     /**

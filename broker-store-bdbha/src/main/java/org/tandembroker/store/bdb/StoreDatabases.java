@@ -363,6 +363,25 @@ public final class StoreDatabases implements AutoCloseable {
     }
 
     /**
+     * Reads the metadata of the messages {@code ids}, in that order (null metadata for a message the store does not
+     * hold). Read committed: a queue reads back only messages whose commit completed before it paged them out.
+     */
+    public List<StoredEntry> readMessages(long[] ids) {
+        List<StoredEntry> page = new ArrayList<>(ids.length);
+        DatabaseEntry value = new DatabaseEntry();
+        for (long messageId : ids) {
+            if (metadata.get(null, new DatabaseEntry(RecordCodec.messageKey(messageId)), value,
+                    LockMode.READ_COMMITTED) == OperationStatus.SUCCESS) {
+                byte[] stored = value.getData();
+                page.add(new StoredEntry(messageId, RecordCodec.metadata(stored), RecordCodec.contentSize(stored)));
+            } else {
+                page.add(new StoredEntry(messageId, null, 0));
+            }
+        }
+        return page;
+    }
+
+    /**
      * Reads up to {@code max} stored message ids in ({@code afterMessageId}, {@code horizon}], ascending, keys only.
      * Reads uncommitted: a message being removed may be missed (it is going anyway), and nothing is added in range.
      */

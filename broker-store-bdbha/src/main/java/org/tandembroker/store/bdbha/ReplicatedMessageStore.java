@@ -31,6 +31,7 @@ import org.tandembroker.core.store.StoreRoleListener;
 import org.tandembroker.core.store.StoreStatus;
 import org.tandembroker.core.store.StoreTransaction;
 import org.tandembroker.core.store.StoredEntries;
+import org.tandembroker.core.store.StoredEntry;
 import org.tandembroker.core.store.replication.ReplicationControl;
 import org.tandembroker.store.bdb.BdbTransaction;
 import org.tandembroker.store.bdb.ChangeSet;
@@ -259,6 +260,36 @@ public final class ReplicatedMessageStore implements MessageStore {
             result.completeExceptionally(notActive());
         }
         return result;
+    }
+
+    @Override
+    public CompletableFuture<List<StoredEntry>> readMessages(long[] ids) {
+        CompletableFuture<List<StoredEntry>> result = new CompletableFuture<>();
+        try {
+            reader.execute(() -> {
+                MasterSession current = machine.session();
+                if (current == null) {
+                    result.completeExceptionally(notActive());
+                    return;
+                }
+                try {
+                    result.complete(current.databases().readMessages(ids));
+                } catch (RuntimeException e) {
+                    result.completeExceptionally(ReplicationFailures.classify(e, settings.nodeName())
+                            .map(ReplicationFailures.Verdict::error)
+                            .orElseGet(() -> new BrokerException(ErrorKind.INTERNAL_ERROR, name + ": cannot read "
+                                    + ids.length + " messages: " + ReplicationFailures.firstLine(e), e)));
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            result.completeExceptionally(notActive());
+        }
+        return result;
+    }
+
+    @Override
+    public boolean readsMessagesById() {
+        return true;
     }
 
     private void readContent(long messageId, CompletableFuture<byte[]> result) {

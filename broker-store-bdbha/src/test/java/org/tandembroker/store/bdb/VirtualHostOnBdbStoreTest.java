@@ -142,6 +142,40 @@ class VirtualHostOnBdbStoreTest {
     }
 
     @Test
+    void aQueueDeeperThanItsWindowIsRecoveredWithItsWindowOnlyAndDrainsCompletelyWithTheOrphanRemoved()
+            throws Exception {
+        StoreFixture fixture = new StoreFixture(work);
+        int depth = 1000;
+        int window = 100;
+        long orphan = storeDeepQueue(fixture, depth);
+        MessageStore[] current = new MessageStore[1];
+
+        try (VirtualHostHarness harness = new VirtualHostHarness(VirtualHostHarness.config(false,
+                VirtualHostHarness.DEFAULTS, List.of(), List.of(), List.of()), () -> current[0] =
+                bdbStores(fixture).get(), 64L * 1024 * 1024, window)) {
+            BrokerQueue orders = harness.host().queue("orders").orElseThrow();
+            await().atMost(DEADLINE).until(() -> !harness.host().recoveryInProgress());
+            assertThat(orders.depthMessages()).isEqualTo(depth);
+            assertThat(orders.pagedCount()).isEqualTo(depth - window);
+            assertThat(harness.logLines()).contains("MST-1005 : Recovered 1,000 messages");
+            assertThat(current[0].loadContent(orphan)).as("the orphan was swept").failsWithin(DEADLINE);
+            harness.publish("orders", "new");
+
+            RecordingConsumer consumer = new RecordingConsumer();
+            harness.host().subscribe("orders", consumer, SubscriptionOptions.AT_LEAST_ONCE).join().addCredit(2000);
+            List<String> expected = texts("m", 0, depth);
+            expected.add("new");
+            assertThat(receive(consumer, depth + 1, true)).isEqualTo(expected);
+            await().atMost(DEADLINE).until(() -> orders.depthMessages() == 0 && orders.pagedCount() == 0);
+        }
+
+        try (VirtualHostHarness restarted = host(fixture)) {
+            assertThat(restarted.host().queue("orders").orElseThrow().depthMessages()).isZero();
+            assertThat(restarted.logLines()).contains("MST-1005 : Recovered 0 messages");
+        }
+    }
+
+    @Test
     void passivatingWhileLoadingCancelsTheLoadingAndReactivationRecoversEveryMessageOnce() throws Exception {
         StoreFixture fixture = new StoreFixture(work);
         storeDeepQueue(fixture, 600);

@@ -63,8 +63,12 @@ class VirtualHostOnReplicatedStoreTest {
     }
 
     private BrokerVirtualHost host(Node node, Supplier<MessageStore> stores) {
+        return host(node, stores, 0);
+    }
+
+    private BrokerVirtualHost host(Node node, Supplier<MessageStore> stores, int queueWindow) {
         BrokerVirtualHost host = new BrokerVirtualHost(CONFIG, stores, node.operationalLog,
-                new ContentBudget(64L * 1024 * 1024), queuePool, housekeeping);
+                new ContentBudget(64L * 1024 * 1024), queueWindow, queuePool, housekeeping);
         hosts.add(host);
         host.start();
         return host;
@@ -190,5 +194,71 @@ class VirtualHostOnReplicatedStoreTest {
         await().atMost(ROLE_DEADLINE).until(() -> !replica.recoveryInProgress());
         assertThat(second.linesWith("MST-1005")).containsExactly("MST-1005 : Recovered 600 messages");
         await().atMost(ROLE_DEADLINE).until(() -> queue.depthMessages() == 0);
+    }
+
+    @Test
+    void aQueueDeeperThanItsWindowFailsOverWithoutLosingAMessageAndTheNewMasterLoadsOnlyItsWindow()
+            throws Exception {
+        int window = 20;
+        group = new HaGroup(work, "paged");
+        Node first = group.prepare("first", HaGroup.options());
+        BrokerVirtualHost master = host(first, first::newStore, window);
+        await().atMost(ROLE_DEADLINE).until(() -> master.state() == VirtualHostState.ACTIVE);
+        Node second = group.prepare("second", HaGroup.options());
+        BrokerVirtualHost replica = host(second, second::newStore, window);
+        assertThat(replica.firstRoleDecided()).succeedsWithin(ROLE_DEADLINE).isEqualTo(VirtualHostState.PASSIVE);
+
+        Destination orders = master.resolveDestination("orders").join();
+        List<CompletableFuture<?>> published = new ArrayList<>();
+        List<String> expected = new ArrayList<>();
+        for (int i = 0; i < 600; i++) {
+            published.add(orders.publish(VirtualHostHarness.message("m" + i, null, true, 0), null));
+            expected.add("m" + i);
+        }
+        CompletableFuture.allOf(published.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
+        BrokerQueue onMaster = master.queue("orders").orElseThrow();
+        // The master keeps all but its window in the store (enqueues run on the queue's executor after each commit).
+        await().atMost(ROLE_DEADLINE).until(() -> onMaster.pagedCount() == 580);
+        // Consume past the window on the master, so that it reads paged messages back from JE.
+        RecordingConsumer consumer = new RecordingConsumer();
+        master.subscribe("orders", consumer, SubscriptionOptions.AT_LEAST_ONCE).join().addCredit(100);
+        Set<String> acknowledged = new HashSet<>();
+        List<String> beforeFailover = new ArrayList<>();
+        for (Delivery delivery : consumer.next(100)) {
+            beforeFailover.add(VirtualHostHarness.text(delivery));
+            delivery.accept(null).join();
+            acknowledged.add(VirtualHostHarness.text(delivery));
+        }
+        assertThat(beforeFailover).isEqualTo(expected.subList(0, 100));
+
+        master.stop().join();
+        hosts.remove(master);
+        await().atMost(ROLE_DEADLINE).until(() -> second.store.nodeState().equals("UNKNOWN"));
+        assertThat(second.store.setDesignatedPrimary(true)).succeedsWithin(ROLE_DEADLINE);
+        await().atMost(ROLE_DEADLINE).until(() -> replica.state() == VirtualHostState.ACTIVE);
+        BrokerQueue queue = replica.queue("orders").orElseThrow();
+        await().atMost(ROLE_DEADLINE).until(() -> !queue.isLoadingRecoveredEntries());
+        long depth = queue.depthMessages();
+        assertThat(queue.pagedCount()).as("the new master created messages for its window only")
+                .isEqualTo(depth - window);
+        Destination afterFailover = replica.resolveDestination("orders").join();
+        afterFailover.publish(VirtualHostHarness.message("new", null, true, 0), null).join();
+
+        RecordingConsumer drain = new RecordingConsumer();
+        replica.subscribe("orders", drain, SubscriptionOptions.AT_LEAST_ONCE).join().addCredit(1000);
+        List<String> delivered = new ArrayList<>();
+        for (Delivery delivery : drain.next((int) depth + 1)) {
+            delivered.add(VirtualHostHarness.text(delivery));
+            delivery.accept(null).join();
+        }
+
+        // Every message not acknowledged, in publish order, then the new one; acknowledged ones may come again.
+        assertThat(delivered.get(delivered.size() - 1)).isEqualTo("new");
+        List<String> recovered = delivered.subList(0, delivered.size() - 1);
+        assertThat(recovered).isSubsetOf(expected).isSortedAccordingTo(
+                (a, b) -> Integer.compare(Integer.parseInt(a.substring(1)), Integer.parseInt(b.substring(1))));
+        assertThat(recovered).containsAll(expected.stream().filter(text -> !acknowledged.contains(text)).toList());
+        await().atMost(ROLE_DEADLINE).until(() -> queue.depthMessages() == 0 && queue.pagedCount() == 0);
+        assertThat(drain.pending()).isZero();
     }
 }

@@ -110,6 +110,21 @@ public final class MemoryMessageStore implements MessageStore {
     }
 
     @Override
+    public synchronized CompletableFuture<List<StoredEntry>> readMessages(long[] ids) {
+        List<StoredEntry> page = new ArrayList<>(ids.length);
+        for (long id : ids) {
+            StoredMessage m = messages.get(id);
+            page.add(m == null ? new StoredEntry(id, null, 0) : new StoredEntry(id, m.metadata(), m.content().length));
+        }
+        return CompletableFuture.completedFuture(page);
+    }
+
+    @Override
+    public boolean readsMessagesById() {
+        return true;
+    }
+
+    @Override
     public long nextMessageId() {
         return nextId.getAndIncrement();
     }
