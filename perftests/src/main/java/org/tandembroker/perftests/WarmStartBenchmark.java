@@ -317,7 +317,8 @@ public final class WarmStartBenchmark implements Callable<Integer> {
                         check == null ? "" : Long.toString(check.received()),
                         check == null ? "" : Long.toString(check.missing()),
                         check == null ? "" : Long.toString(check.duplicates()), Boolean.toString(result.drained()),
-                        result.note().isEmpty() ? String.join("; ", result.errors()) : result.note(),
+                        String.join("; ", java.util.stream.Stream.concat(java.util.stream.Stream.of(result.note())
+                                .filter(n -> !n.isEmpty()), result.errors().stream()).toList()),
                         String.join(" ", result.variant().jvmOptions())));
             } else {
                 table.add(List.of(result.setup().label(), result.variant().name(), Integer.toString(result.round()),
@@ -329,7 +330,9 @@ public final class WarmStartBenchmark implements Callable<Integer> {
                         check == null ? result.note() : String.format(Locale.ROOT, "%,d/%,d%s%s",
                                 check.received() - check.unconfirmedArrivals(), check.confirmed(),
                                 result.drained() ? "" : " (drain timed out)",
-                                result.note().isEmpty() ? "" : " " + result.note())));
+                                result.note().isEmpty() ? "" : " " + result.note(),
+                                result.errors().isEmpty() ? "" : "; " + result.errors().size() + " client errors, first: "
+                                        + result.errors().get(0))));
             }
         }
         return table;

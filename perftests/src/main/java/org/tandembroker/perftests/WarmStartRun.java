@@ -179,13 +179,15 @@ public final class WarmStartRun {
     private Result follow(Setup setup, Variant variant, int round, double loadAverage, SteadyLoad load,
                           WarmStartCurve curve, Supplier<Boolean> alive) throws InterruptedException {
         long deadline = System.nanoTime() + LIMIT.toNanos();
-        while (load.firstConfirmAfterOrigin() == 0 && System.nanoTime() < deadline && alive.get()) {
+        while (load.firstConfirmAfterOrigin() == 0 && System.nanoTime() < deadline && alive.get()
+                && load.errors().isEmpty()) {
             progress.update("waiting for the broker to serve");
             Thread.sleep(20);
         }
         String note = "";
         if (load.firstConfirmAfterOrigin() == 0) {
-            note = "the broker confirmed no send within " + Progress.human(LIMIT);
+            note = load.errors().isEmpty() ? "the broker confirmed no send within " + Progress.human(LIMIT)
+                    : "the clients failed before the broker confirmed a send";
         } else {
             progress.countDown("following the broker until warm", timing.warmAfter().plus(timing.warmWindow())
                     .plusSeconds(1), load::consumed);
