@@ -167,7 +167,8 @@ public final class WarmStartBenchmark implements Callable<Integer> {
         applyPresets();
         List<WarmStartRun.Setup> chosen = setups.stream().map(WarmStartRun.Setup::named).toList();
         List<WarmStartRun.Variant> variants = variants();
-        if (bucket.toMillis() % WarmStartCurve.SLOT_MILLIS != 0 || REPORTED_BUCKET.toMillis() % bucket.toMillis() != 0) {
+        if (bucket.toMillis() % WarmStartCurve.SLOT_MILLIS != 0
+                || REPORTED_BUCKET.toMillis() % bucket.toMillis() != 0) {
             throw new CommandLine.ParameterException(spec.commandLine(),
                     "--bucket must divide 2 s and be a multiple of 10 ms: " + bucket);
         }
@@ -331,8 +332,8 @@ public final class WarmStartBenchmark implements Callable<Integer> {
                                 check.received() - check.unconfirmedArrivals(), check.confirmed(),
                                 result.drained() ? "" : " (drain timed out)",
                                 result.note().isEmpty() ? "" : " " + result.note(),
-                                result.errors().isEmpty() ? "" : "; " + result.errors().size() + " client errors, first: "
-                                        + result.errors().get(0))));
+                                result.errors().isEmpty() ? "" : "; " + result.errors().size()
+                                        + " client errors, first: " + result.errors().get(0))));
             }
         }
         return table;
