@@ -82,6 +82,13 @@ public final class BrokerQueue {
     private long pagedMissing;
     private final DeliverySchedule schedule = new DeliverySchedule();
     private boolean deleted;
+    /**
+     * Shut down without removing from the store (the host passivated): from then on this queue writes nothing to
+     * the store, whose contents belong to the next activation's recovery. Late work on this queue (a publish or an
+     * acknowledgement whose commit completes after the passivation) would otherwise remove records that a quick
+     * re-activation has just loaded (reliability finding 4).
+     */
+    private volatile boolean storeReleased;
     /** Recovered entries are still being loaded: new messages wait in {@link #heldWhileLoading}. */
     private boolean loading;
     private final ArrayDeque<ServerMessage> heldWhileLoading = new ArrayDeque<>();
@@ -95,7 +102,7 @@ public final class BrokerQueue {
         this.executor = executor;
         this.host = host;
         this.depth = new QueueDepth(config.maxDepthMessages(), config.maxDepthBytes());
-        this.removal = new EntryRemoval(id, config.durable(), host);
+        this.removal = new EntryRemoval(id, config.durable(), this::storeTransaction);
         this.entries = new EntryList(config.messageTtlMillis(), config.options());
         this.dispatcher = new Dispatcher(this, entries, host, executor);
         this.window = host != null && config.durable() && !config.options().isLastValue()
@@ -704,11 +711,19 @@ public final class BrokerQueue {
 
     // ---- removal (executor) ----
 
+    /**
+     * A store transaction for this queue's writes; once the queue let go of the store ({@link #storeReleased}), one
+     * that writes nothing.
+     */
+    private StoreTransaction storeTransaction() {
+        return storeReleased ? NothingStored.INSTANCE : host.newStoreTransaction();
+    }
+
     /** Removes an entry now: in memory at once, in the store without waiting for durability. */
     CompletableFuture<Void> removeEntry(QueueEntry entry) {
         assert executor.inExecutor() : executor;
         entry.state = QueueEntry.State.REMOVED;
-        StoreTransaction storeTransaction = host.newStoreTransaction();
+        StoreTransaction storeTransaction = storeTransaction();
         boolean last = removal.append(storeTransaction, entry.message);
         forgetEntry(entry, last);
         return storeTransaction.isEmpty() ? CompletableFuture.completedFuture(null) : storeTransaction.commit();
@@ -766,7 +781,7 @@ public final class BrokerQueue {
 
     private void moveTo(BrokerQueue dlq, QueueEntry entry, String reason) {
         ServerMessage message = entry.message;
-        StoreTransaction storeTransaction = host.newStoreTransaction();
+        StoreTransaction storeTransaction = storeTransaction();
         message.addReference();
         if (message.isStored() && dlq.isDurable()) {
             storeTransaction.enqueue(dlq.id(), message.id());
@@ -802,6 +817,7 @@ public final class BrokerQueue {
         CompletableFuture<Void> done = new CompletableFuture<>();
         executor.execute(() -> {
             deleted = true;
+            storeReleased = !removeFromStore;
             long unrecorded = unrecordedRemovals.getAndSet(0);
             if (unrecorded > 1) {
                 LOG.warn("Queue '{}': {} accepted messages could not be removed from the store; they may be "

@@ -2,6 +2,7 @@ package org.tandembroker.core.queue;
 
 import java.util.Collection;
 import java.util.UUID;
+import java.util.function.Supplier;
 import org.tandembroker.core.BrokerException;
 import org.tandembroker.core.message.ServerMessage;
 import org.tandembroker.core.store.StoreTransaction;
@@ -15,12 +16,13 @@ import org.tandembroker.core.store.StoreTransaction;
 final class EntryRemoval {
     private final UUID queueId;
     private final boolean durable;
-    private final QueueHost host;
+    private final Supplier<StoreTransaction> transactions;
 
-    EntryRemoval(UUID queueId, boolean durable, QueueHost host) {
+    /** @param transactions the queue's store transactions (writing nothing once the queue let go of the store) */
+    EntryRemoval(UUID queueId, boolean durable, Supplier<StoreTransaction> transactions) {
         this.queueId = queueId;
         this.durable = durable;
-        this.host = host;
+        this.transactions = transactions;
     }
 
     /** Adds the record of this queue's entry for {@code message} going away, if it is stored. */
@@ -46,7 +48,7 @@ final class EntryRemoval {
     /** Removes a message whose last reference went, in a store transaction of its own. */
     void removeMessageRecord(ServerMessage message) {
         try {
-            StoreTransaction removal = host.newStoreTransaction();
+            StoreTransaction removal = transactions.get();
             removal.removeMessage(message.id());
             removal.commit();
         } catch (BrokerException e) {
@@ -63,7 +65,7 @@ final class EntryRemoval {
         int inTransaction = 0;
         for (long id : messageIds) {
             if (storeTransaction == null) {
-                storeTransaction = host.newStoreTransaction();
+                storeTransaction = transactions.get();
             }
             if (durable) {
                 storeTransaction.dequeue(queueId, id);
@@ -82,7 +84,7 @@ final class EntryRemoval {
 
     /** Takes messages that have no entry (any more) off this queue, in one transaction, releasing their content. */
     void removeWithoutEntries(Collection<ServerMessage> messages) {
-        StoreTransaction storeTransaction = host.newStoreTransaction();
+        StoreTransaction storeTransaction = transactions.get();
         for (ServerMessage message : messages) {
             if (append(storeTransaction, message)) {
                 message.releaseContent();
