@@ -35,6 +35,8 @@ public enum LogCode {
     /** Two stored records of one queue name (an old auto-creation race): the later one's entries were moved. */
     VHT_1011("VHT-1011", "Duplicate queue record merged : {0} : {1} stored entries of record {2} moved to the queue "
             + "kept under the name ({3}); its record removed"),
+    /** A queue entry whose message the store does not hold (it cannot be delivered): the entry was removed. */
+    VHT_1012("VHT-1012", "Queue entry without a message removed : queue {0} : message {1} : {2}"),
 
     MST_1001("MST-1001", "Created : {0} store for {1} at {2}"),
     MST_1003("MST-1003", "Closed : {0}"),

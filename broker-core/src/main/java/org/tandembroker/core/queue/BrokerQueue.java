@@ -79,6 +79,8 @@ public final class BrokerQueue {
     private final PagedEntries paged;
     private final int pageBatch;
     private long pageReadFailures;
+    /** Failed content reads for delivery other than a missing message (retried), for the log's rate limit. */
+    private long contentReadFailures;
     private long pagedMissing;
     private final DeliverySchedule schedule = new DeliverySchedule();
     private boolean deleted;
@@ -578,6 +580,39 @@ public final class BrokerQueue {
         }
     }
 
+    /**
+     * An acquired entry's content could not be read for its delivery (executor); no transfer was sent, so the
+     * consumer's credit is given back. A message the store does not hold can never be delivered: the entry leaves
+     * the queue with its record, once, logged as {@code VHT-1012}, instead of staying at the head retried without
+     * end. Any other failure (the store not active or failing now) returns the entry after a pause; the first is
+     * logged with its cause, later ones only counted, so a failing store cannot flood the log.
+     */
+    void contentUnreadable(QueueEntry entry, QueueConsumer consumer, Throwable failure) {
+        assert executor.inExecutor() : executor;
+        if (entry.state != QueueEntry.State.ACQUIRED || entry.owner != consumer) {
+            return;
+        }
+        consumer.credit++;
+        BrokerException error = BrokerException.from(failure);
+        if (error.kind() == ErrorKind.NOT_FOUND) {
+            consumer.unsettled.remove(entry);
+            entry.owner = null;
+            host.operationalLog().log(LogCode.VHT_1012, name(), entry.message.id(), error.getMessage());
+            removeEntry(entry);
+            executor.execute(this::dispatch);
+            return;
+        }
+        if (contentReadFailures++ == 0) {
+            LOG.error("Queue '{}': could not read message {} from the store; it stays on the queue and is retried "
+                    + "every {} ms (further failures of this queue are logged at debug level)", name(),
+                    entry.message.id(), PAGE_RETRY_MILLIS, failure);
+        } else {
+            LOG.debug("Queue '{}': could not read message {} from the store ({} failures): {}", name(),
+                    entry.message.id(), contentReadFailures, error.getMessage());
+        }
+        host.schedule(() -> executor.execute(() -> returnEntry(entry, consumer, false, false)), PAGE_RETRY_MILLIS);
+    }
+
     /** A consumer's explicit modified outcome. */
     void modified(QueueEntry entry, QueueConsumer consumer, boolean deliveryFailed, boolean refuseConsumer) {
         assert executor.inExecutor() : executor;
@@ -712,6 +747,17 @@ public final class BrokerQueue {
     // ---- removal (executor) ----
 
     /**
+     * Whether this queue shut down leaving the store to the next activation (a passivation, a stop). A publisher
+     * asks after handing a committed message over: while false, the message was enqueued ahead of any shutdown (it
+     * was on this queue when the activation ended, and the next recovery, which starts after the commit, loads it);
+     * once true, the message may have reached only the shut-down queue, so it is in the store but perhaps not on
+     * the next activation's queue until a later recovery, and the publisher must not report it delivered.
+     */
+    public boolean leftStoreToNextActivation() {
+        return storeReleased;
+    }
+
+    /**
      * A store transaction for this queue's writes; once the queue let go of the store ({@link #storeReleased}), one
      * that writes nothing.
      */
@@ -815,6 +861,11 @@ public final class BrokerQueue {
      */
     public CompletableFuture<Void> shutdown(String reason, boolean removeFromStore) {
         CompletableFuture<Void> done = new CompletableFuture<>();
+        if (!removeFromStore) {
+            // Before the shutdown task is queued: a publisher that enqueues and then finds this still false had its
+            // message enqueued ahead of the shutdown (see leftStoreToNextActivation).
+            storeReleased = true;
+        }
         executor.execute(() -> {
             deleted = true;
             storeReleased = !removeFromStore;

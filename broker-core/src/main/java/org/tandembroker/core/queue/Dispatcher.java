@@ -256,9 +256,7 @@ final class Dispatcher {
                             e.toString());
                     continue;
                 }
-                LOG.error("Could not read message {} of queue '{}' from the store; it stays on the queue",
-                        entry.message.id(), queue.name(), e);
-                queue.returnEntry(entry, consumer, false, false);
+                queue.contentUnreadable(entry, consumer, e);
                 continue;
             }
             if (consumer.preSettled && !consumer.browsing) {

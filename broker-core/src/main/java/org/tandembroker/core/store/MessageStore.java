@@ -49,7 +49,11 @@ public interface MessageStore extends AutoCloseable {
     /** A new, empty transaction. Cheap: it only collects operations until {@link StoreTransaction#commit()}. */
     StoreTransaction newTransaction();
 
-    /** Reads back a stored message's content (for messages whose body was not kept on the heap). */
+    /**
+     * Reads back a stored message's content (for messages whose body was not kept on the heap). Fails with
+     * {@code NOT_FOUND} when the store does not hold the message (its queue then drops the entry), with another
+     * kind when the store cannot read now.
+     */
     CompletableFuture<byte[]> loadContent(long messageId);
 
     /**

@@ -73,6 +73,11 @@ public final class StoreBackedTransaction implements LocalTransaction {
                 throw rollbackError(failure);
             }
             work.forEach(TransactionParticipant::committed);
+            if (work.stream().anyMatch(TransactionParticipant::outlivedItsActivation)) {
+                throw new BrokerException(ErrorKind.IN_DOUBT, "transaction committed while the virtual host was "
+                        + "passivating: its messages are stored and are delivered after the next recovery; "
+                        + "redoing it may duplicate them");
+            }
             return null;
         });
     }

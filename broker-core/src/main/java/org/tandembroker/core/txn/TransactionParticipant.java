@@ -22,6 +22,15 @@ public interface TransactionParticipant {
     /** The store transaction is durable: make the effect visible. */
     void committed();
 
+    /**
+     * Asked after {@link #committed()}: whether the effect may not have become visible because the virtual host
+     * activation it belonged to ended meanwhile (the store keeps it for a later recovery). The commit is then
+     * reported in doubt, never as done.
+     */
+    default boolean outlivedItsActivation() {
+        return false;
+    }
+
     /** Undo: release reservations, return acknowledged messages to their queues for redelivery. */
     void rolledBack();
 }

@@ -112,6 +112,11 @@ final class Publisher {
                 storeCommitNanos.add(System.nanoTime() - commitStart);
                 storeCommits.increment();
                 publish.committed();
+                if (publish.outlivedItsActivation()) {
+                    throw new BrokerException(ErrorKind.IN_DOUBT, "message committed while the virtual host was "
+                            + "passivating: it is stored and is delivered after the next recovery; a resend may "
+                            + "duplicate it");
+                }
                 return new PublishResult(targets.size());
             });
         } catch (BrokerException e) {
@@ -165,6 +170,20 @@ final class Publisher {
             for (BrokerQueue queue : targets) {
                 queue.enqueue(message);
             }
+        }
+
+        /** A durable target queue shut down, leaving the store to the next activation (after committed()). */
+        @Override
+        public boolean outlivedItsActivation() {
+            if (!message.isStored()) {
+                return false;
+            }
+            for (BrokerQueue queue : targets) {
+                if (queue.isDurable() && queue.leftStoreToNextActivation()) {
+                    return true;
+                }
+            }
+            return false;
         }
 
         @Override

@@ -22,7 +22,7 @@ import org.tandembroker.core.store.memory.MemoryMessageStore;
  * A queue host over a {@link MemoryMessageStore}, for tests of durable queues with a heap window: messages are
  * stored as the publisher stores them, and the reads of paged messages either complete at once or wait until the
  * test {@linkplain #completeReads() completes them} ({@link #holdReads}). Its queues run their tasks on the
- * caller's thread. Not thread-safe: one test thread.
+ * caller's thread; timers run when the test says ({@link #runScheduled()}). Not thread-safe: one test thread.
  */
 final class StoredQueueHost implements QueueHost {
     final MemoryMessageStore store = new MemoryMessageStore();
@@ -31,6 +31,11 @@ final class StoredQueueHost implements QueueHost {
     private boolean holdReads;
     private final ArrayDeque<Runnable> heldReads = new ArrayDeque<>();
     private int reads;
+    private final OperationalLog operationalLog = new OperationalLog();
+    private final ArrayDeque<Runnable> scheduled = new ArrayDeque<>();
+    private int contentReads;
+    private int contentReadsToFail;
+    private org.tandembroker.core.ErrorKind contentReadFailure;
 
     StoredQueueHost(int window) {
         this.window = window;
@@ -106,6 +111,27 @@ final class StoredQueueHost implements QueueHost {
         return reads;
     }
 
+    /** The next {@code n} content reads fail with {@code kind} (a store that cannot read now). */
+    void failContentReads(int n, org.tandembroker.core.ErrorKind kind) {
+        contentReadsToFail = n;
+        contentReadFailure = kind;
+    }
+
+    /** Content reads asked for so far. */
+    int contentReads() {
+        return contentReads;
+    }
+
+    /** Runs the tasks scheduled so far (as if their delay passed); returns how many. */
+    int runScheduled() {
+        int n = 0;
+        for (int due = scheduled.size(); due > 0; due--) {
+            scheduled.poll().run();
+            n++;
+        }
+        return n;
+    }
+
     void advance(long millis) {
         now += millis;
     }
@@ -139,6 +165,12 @@ final class StoredQueueHost implements QueueHost {
 
     @Override
     public CompletableFuture<byte[]> loadContent(long messageId) {
+        contentReads++;
+        if (contentReadsToFail > 0) {
+            contentReadsToFail--;
+            return CompletableFuture.failedFuture(new org.tandembroker.core.BrokerException(contentReadFailure,
+                    "the store cannot read now"));
+        }
         return store.loadContent(messageId);
     }
 
@@ -153,7 +185,7 @@ final class StoredQueueHost implements QueueHost {
 
     @Override
     public OperationalLog operationalLog() {
-        return new OperationalLog();
+        return operationalLog;
     }
 
     @Override
@@ -163,6 +195,6 @@ final class StoredQueueHost implements QueueHost {
 
     @Override
     public void schedule(Runnable task, long delayMillis) {
-        // No timers in these tests (no delivery delay, no read failures).
+        scheduled.add(task); // run by runScheduled()
     }
 }

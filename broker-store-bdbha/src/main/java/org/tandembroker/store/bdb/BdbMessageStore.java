@@ -212,7 +212,7 @@ public final class BdbMessageStore implements MessageStore {
     @Override
     public CompletableFuture<byte[]> loadContent(long messageId) {
         return read(false, "cannot read message " + messageId, dbs -> dbs.readContent(messageId)
-                .orElseThrow(() -> new BrokerException(ErrorKind.INTERNAL_ERROR,
+                .orElseThrow(() -> new BrokerException(ErrorKind.NOT_FOUND,
                         name + ": message " + messageId + " is not in the store")));
     }
 

@@ -303,7 +303,7 @@ public final class ReplicatedMessageStore implements MessageStore {
             if (content.isPresent()) {
                 result.complete(content.get());
             } else {
-                result.completeExceptionally(new BrokerException(ErrorKind.INTERNAL_ERROR,
+                result.completeExceptionally(new BrokerException(ErrorKind.NOT_FOUND,
                         name + ": message " + messageId + " is not in the store"));
             }
         } catch (RuntimeException e) {

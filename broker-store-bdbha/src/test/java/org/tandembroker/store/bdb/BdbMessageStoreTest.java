@@ -238,7 +238,7 @@ class BdbMessageStoreTest {
         StoreFixture.Recovered recovered = recover(reopened, queue);
         assertThat(recovered.metadata.keySet()).containsExactly(1L, 3L);
         assertThat(recovered.entries.get(queue)).containsExactly(1L, 3L);
-        assertThat(failureKind(reopened.loadContent(2))).isEqualTo(ErrorKind.INTERNAL_ERROR);
+        assertThat(failureKind(reopened.loadContent(2))).isEqualTo(ErrorKind.NOT_FOUND);
     }
 
     @Test

@@ -104,7 +104,7 @@ public final class MemoryMessageStore implements MessageStore {
         StoredMessage m = messages.get(messageId);
         if (m == null) {
             return CompletableFuture.failedFuture(
-                    new BrokerException(ErrorKind.INTERNAL_ERROR, "message " + messageId + " is not in the store"));
+                    new BrokerException(ErrorKind.NOT_FOUND, "message " + messageId + " is not in the store"));
         }
         return CompletableFuture.completedFuture(m.content());
     }
