@@ -45,6 +45,8 @@ import org.tandembroker.core.vhost.VirtualHost;
 final class AmqpConnection implements ProtonEventListener, ClientConnection {
     private static final Logger LOG = LoggerFactory.getLogger(AmqpConnection.class);
     static final String CONTAINER_ID = "tandem";
+    /** The shortest idle timeout a client may ask of the broker (heartbeats at half of it); 0 (none) is fine. */
+    static final int MIN_PEER_IDLE_TIMEOUT_MILLIS = 100;
     private static final Symbol ANONYMOUS_RELAY = Symbol.valueOf("ANONYMOUS-RELAY");
     private static final Symbol CONNECTION_ESTABLISHMENT_FAILED = Symbol.valueOf("amqp:connection-establishment-failed");
 
@@ -189,6 +191,15 @@ final class AmqpConnection implements ProtonEventListener, ClientConnection {
         protonConnection.setContainer(CONTAINER_ID);
         if (user == null) {
             refuse(ErrorConditions.condition(AmqpError.UNAUTHORIZED_ACCESS, "not authenticated"), "not authenticated");
+            return;
+        }
+        int peerIdleTimeout = connection.getTransport().getRemoteIdleTimeout();
+        if (peerIdleTimeout > 0 && peerIdleTimeout < MIN_PEER_IDLE_TIMEOUT_MILLIS) {
+            // AMQP 1.0 section 2.4.5: a peer need not support arbitrarily short idle timeouts and closes with an error.
+            // Honouring one of a few milliseconds would have the broker write a heartbeat every few milliseconds.
+            String text = "idle timeout " + peerIdleTimeout + " ms is shorter than this broker supports (at least "
+                    + MIN_PEER_IDLE_TIMEOUT_MILLIS + " ms, or 0 for none)";
+            refuse(ErrorConditions.of(ErrorKind.RESOURCE_LIMIT_EXCEEDED, text), text);
             return;
         }
         String requested = connection.getRemoteHostname();

@@ -78,6 +78,22 @@ class ConnectionTest {
     }
 
     @Test
+    void anIdleTimeoutTooShortToHonourIsRefusedNamingTheMinimumWhileNoneOrTheMinimumIsServed() throws Exception {
+        // A client asking for 20 ms would have the broker write a heartbeat every 10 ms (found by the fuzzer). Qpid JMS
+        // announces half its amqp.idleTimeout in its open.
+        assertThatThrownBy(() -> broker.connectionFactory("?amqp.idleTimeout=40").createConnection().start())
+                .isInstanceOf(JMSException.class)
+                .hasMessageContaining("idle timeout 20 ms is shorter than this broker supports (at least 100 ms");
+
+        for (String served : new String[] {"?amqp.idleTimeout=0", "?amqp.idleTimeout=200"}) {
+            try (Connection connection = broker.connectionFactory(served).createConnection()) {
+                connection.start();
+                connection.createSession(false, Session.AUTO_ACKNOWLEDGE).close();
+            }
+        }
+    }
+
+    @Test
     void virtualHostNotActiveHereIsRefusedWithAClearReason() {
         broker.virtualHost.refuseAdmissions(c -> new Admission.Refused(ErrorKind.NOT_ACTIVE,
                 "virtual host test is not active on this node (replica); try another node", null));

@@ -39,7 +39,7 @@ import org.junit.jupiter.api.Test;
  */
 class HostileAmqpInputTest {
     private static final long SEED = Long.getLong("fuzz.seed", 20261124L);
-    private static final int GENERATED = Integer.getInteger("fuzz.inputs", 150);
+    private static final int GENERATED = Integer.getInteger("fuzz.inputs", 1000);
     private static final int THREADS = Integer.getInteger("fuzz.threads", 4);
     private static final int SAVE_EVERY = Integer.getInteger("fuzz.saveEvery", 500);
     private static final long HEAP_GROWTH_LIMIT = 48L << 20;
@@ -107,9 +107,9 @@ class HostileAmqpInputTest {
             watch.collectLeakReports();
             long roundTrips = control.roundTrips();
             System.out.printf("hostile AMQP run: seed %d, %d corpus + %d generated inputs, %d threads, %.1f s; endings %s;"
-                            + " control round trips %d; heap after GC %d KiB -> %d KiB%n", SEED, corpus.size(), GENERATED,
-                    THREADS, (System.nanoTime() - started) / 1e9, new EnumMap<>(Map.copyOf(endings)), roundTrips,
-                    heapBefore >> 10, heapAfter >> 10);
+                            + " control round trips %d (longest %d ms); heap after GC %d KiB -> %d KiB%n", SEED, corpus.size(),
+                    GENERATED, THREADS, (System.nanoTime() - started) / 1e9, new EnumMap<>(Map.copyOf(endings)), roundTrips,
+                    control.longestRoundMillis(), heapBefore >> 10, heapAfter >> 10);
 
             assertThat(wrong).as("inputs the broker answered wrongly (saved under %s)", failures).isEmpty();
             assertThat(watch.problems()).as("exceptions, errors and leaks").isEmpty();

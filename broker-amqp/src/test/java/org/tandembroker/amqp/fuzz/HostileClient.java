@@ -81,19 +81,25 @@ final class HostileClient {
             }
             boolean clientEndedFirst = false;
             long quietSince = System.currentTimeMillis();
-            while (!brokerClosed && !parse(received.toByteArray(), false).ended()) {
+            long said = 0; // bytes received apart from heartbeats: a broker sending only heartbeats waits for input
+            while (!brokerClosed) {
+                Parsed soFar = parse(received.toByteArray(), false);
+                if (soFar.ended()) {
+                    break;
+                }
                 if (System.currentTimeMillis() > deadline) {
                     return new Verdict(Ending.WRONG, "the broker did not close within " + DEADLINE_MILLIS + " ms: "
-                            + parse(received.toByteArray(), false).describe());
+                            + soFar.describe());
                 }
-                int before = received.size();
-                brokerClosed = read(in, received);
-                if (received.size() > before) {
+                long saidNow = received.size() - soFar.heartbeatBytes;
+                if (saidNow > said) {
+                    said = saidNow;
                     quietSince = System.currentTimeMillis();
                 } else if (!clientEndedFirst && System.currentTimeMillis() - quietSince >= QUIET_MILLIS) {
                     clientEndedFirst = true; // the input stopped where the broker waits for more: end our side
                     socket.shutdownOutput();
                 }
+                brokerClosed = read(in, received);
             }
             Parsed output = parse(received.toByteArray(), false);
             if (!output.ended()) {
@@ -162,6 +168,8 @@ final class HostileClient {
         boolean saslOutcomeSeen;
         Object lastAmqp;
         String undecodable;
+        /** Bytes of empty frames (heartbeats) among those parsed. */
+        long heartbeatBytes;
 
         /** The broker said its last word: a close frame or a failed SASL outcome (a client closes then). */
         boolean ended() {
@@ -207,6 +215,7 @@ final class HostileClient {
             ByteBuffer body = ByteBuffer.wrap(bytes, start + dataOffset * 4, size - dataOffset * 4).slice();
             buffer.position(start + size);
             if (!body.hasRemaining()) {
+                parsed.heartbeatBytes += size;
                 continue; // an empty frame: a heartbeat
             }
             Object performative;
