@@ -10,6 +10,8 @@ import jakarta.jms.Connection;
 import jakarta.jms.Session;
 import org.apache.qpid.proton.amqp.UnsignedInteger;
 import org.apache.qpid.proton.amqp.messaging.Accepted;
+import org.apache.qpid.proton.amqp.transport.Attach;
+import org.apache.qpid.proton.amqp.transport.Begin;
 import org.apache.qpid.proton.amqp.transport.Disposition;
 import org.apache.qpid.proton.amqp.transport.Role;
 import org.apache.qpid.proton.codec.AMQPDefinedTypes;
@@ -129,6 +131,48 @@ class BadInputTest {
     @Test
     void dispositionEndingAtTheLargestDeliveryIdClosesWithInvalidField() throws Exception {
         refusesDisposition(0xffffff00L, 0xffffffffL); // Proton's wrapping counter would never pass the end
+    }
+
+    @Test
+    void aSecondBeginOnAChannelThatCarriesASessionClosesWithFramingErrorNamingTheChannel() throws Exception {
+        // Found by the 100,000-input fuzz run: Proton mis-counted its sessions and threw while writing the end.
+        try (RawAmqpClient client = RawAmqpClient.opening(broker.port(), RunningFrontEnd.USER, RunningFrontEnd.PASSWORD, "test")) {
+            org.apache.qpid.proton.engine.Session session = client.connection().session();
+            session.open();
+            client.exchangeUntil(() -> session.getRemoteState() == org.apache.qpid.proton.engine.EndpointState.ACTIVE);
+            Begin again = new Begin();
+            again.setNextOutgoingId(UnsignedInteger.ZERO);
+            again.setIncomingWindow(UnsignedInteger.valueOf(100));
+            again.setOutgoingWindow(UnsignedInteger.valueOf(100));
+            client.sendRaw(amqpFrame(0, again));
+            client.exchangeUntil(client::remoteClosed);
+
+            assertThat(client.connection().getRemoteCondition().getCondition().toString())
+                    .isEqualTo("amqp:connection:framing-error");
+            assertThat(client.connection().getRemoteCondition().getDescription())
+                    .isEqualTo("a session is already begun on channel 0");
+        }
+        try (Connection another = broker.connectionFactory().createConnection()) {
+            another.start();
+        }
+    }
+
+    @Test
+    void anAttachOnAChannelWithoutASessionClosesWithFramingErrorNamingTheChannel() throws Exception {
+        try (RawAmqpClient client = RawAmqpClient.opening(broker.port(), RunningFrontEnd.USER, RunningFrontEnd.PASSWORD, "test")) {
+            client.exchangeUntil(client::remoteOpened);
+            Attach attach = new Attach();
+            attach.setName("orphan");
+            attach.setHandle(UnsignedInteger.ZERO);
+            attach.setRole(Role.RECEIVER);
+            client.sendRaw(amqpFrame(5, attach));
+            client.exchangeUntil(client::remoteClosed);
+
+            assertThat(client.connection().getRemoteCondition().getCondition().toString())
+                    .isEqualTo("amqp:connection:framing-error");
+            assertThat(client.connection().getRemoteCondition().getDescription())
+                    .isEqualTo("attach on channel 5, where no session is begun");
+        }
     }
 
     @Test

@@ -105,7 +105,7 @@ final class HostileClient {
             if (!output.ended()) {
                 output = parse(received.toByteArray(), true); // the socket is closed: an incomplete frame is wrong
             }
-            Verdict verdict = judge(input, output, clientEndedFirst);
+            Verdict verdict = judge(input.sendsClose() || sendsACloseFrame(input), output, clientEndedFirst);
             return verdict.acceptable() ? verdict
                     : new Verdict(Ending.WRONG, verdict.detail() + " (client port " + socket.getLocalPort() + ")");
         }
@@ -128,7 +128,21 @@ final class HostileClient {
         }
     }
 
-    private static Verdict judge(FuzzInput input, Parsed output, boolean clientEndedFirst) {
+    /**
+     * Whether the input's bytes, read as the broker reads them (up to the first frame that does not decode), hold a
+     * close frame: a generated or mutated performative can be one although the input was not built to close.
+     */
+    private boolean sendsACloseFrame(FuzzInput input) {
+        ByteArrayOutputStream sent = new ByteArrayOutputStream();
+        for (FuzzInput.Step step : input.steps()) {
+            if (!step.awaitsSaslOutcome()) {
+                sent.writeBytes(step.bytes());
+            }
+        }
+        return parse(sent.toByteArray(), false).closeSeen;
+    }
+
+    private static Verdict judge(boolean clientClosed, Parsed output, boolean clientEndedFirst) {
         if (output.undecodable != null) {
             return new Verdict(Ending.WRONG, "the broker sent bytes that do not decode: " + output.undecodable);
         }
@@ -152,7 +166,7 @@ final class HostileClient {
                         ? new Verdict(Ending.CLOSED_WITH_ERROR, condition)
                         : new Verdict(Ending.WRONG, "a close with a non-AMQP condition " + condition);
             }
-            return input.sendsClose() ? new Verdict(Ending.CLOSED_ON_CLIENT_CLOSE, "")
+            return clientClosed ? new Verdict(Ending.CLOSED_ON_CLIENT_CLOSE, "")
                     : new Verdict(Ending.WRONG, "a close without error although the client never closed");
         }
         return clientEndedFirst ? new Verdict(Ending.CLIENT_ENDED_FIRST, "")
@@ -168,6 +182,8 @@ final class HostileClient {
         boolean saslOutcomeSeen;
         Object lastAmqp;
         String undecodable;
+        /** Whether any AMQP frame parsed was a close. */
+        boolean closeSeen;
         /** Bytes of empty frames (heartbeats) among those parsed. */
         long heartbeatBytes;
 
@@ -234,6 +250,7 @@ final class HostileClient {
                 }
             } else {
                 parsed.lastAmqp = performative;
+                parsed.closeSeen |= performative instanceof Close;
             }
         }
         if (complete && buffer.hasRemaining() && parsed.undecodable == null) {
