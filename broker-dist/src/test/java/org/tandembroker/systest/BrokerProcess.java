@@ -25,6 +25,33 @@ public final class BrokerProcess implements AutoCloseable {
     private final List<String> output;
     private final Thread outputReader;
 
+    /**
+     * A command prefix that starts the broker with SIGHUP at its default disposition, where {@code env} can: a test
+     * run under {@code nohup} would otherwise hand the broker an ignored SIGHUP, which the JVM leaves ignored, and
+     * {@code kill -HUP} would not reload (PermissionsReloadIT failed so in CI runs started with nohup).
+     */
+    private static final List<String> HANG_UP_AT_DEFAULT = hangUpAtDefault();
+
+    private static List<String> hangUpAtDefault() {
+        List<String> prefix = List.of("env", "--default-signal=HUP");
+        try {
+            Process probe = new ProcessBuilder(concat(prefix, "true")).redirectErrorStream(true).start();
+            probe.getInputStream().readAllBytes();
+            return probe.waitFor(10, TimeUnit.SECONDS) && probe.exitValue() == 0 ? prefix : List.of();
+        } catch (IOException e) {
+            return List.of();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return List.of();
+        }
+    }
+
+    private static List<String> concat(List<String> prefix, String last) {
+        List<String> all = new ArrayList<>(prefix);
+        all.add(last);
+        return all;
+    }
+
     private BrokerProcess(Process process, int port, List<String> output, Thread outputReader) {
         this.process = process;
         this.port = port;
@@ -38,7 +65,7 @@ public final class BrokerProcess implements AutoCloseable {
         if (!Files.isDirectory(lib)) {
             throw new IllegalStateException("no assembled broker at " + lib + " (run mvn package first)");
         }
-        List<String> command = new ArrayList<>();
+        List<String> command = new ArrayList<>(HANG_UP_AT_DEFAULT);
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.addAll(List.of(jvmOptions));
         command.add("-Dlogback.configurationFile=" + Path.of(System.getProperty("tandem.home", "..")).resolve("etc/logback.xml"));

@@ -118,7 +118,14 @@ public final class BrokerMain {
     @SuppressWarnings("restriction")
     private static void reloadPermissionsOnSighup(Broker broker) {
         try {
-            sun.misc.Signal.handle(new sun.misc.Signal("HUP"), signal -> broker.accessControl().reload());
+            sun.misc.SignalHandler previous = sun.misc.Signal.handle(new sun.misc.Signal("HUP"),
+                    signal -> broker.accessControl().reload());
+            if (previous == sun.misc.SignalHandler.SIG_IGN) {
+                // The JVM leaves a signal that was ignored when it started (nohup) ignored: no handler is in force.
+                System.err.println("tandem: SIGHUP is ignored by this process (started with nohup, or its parent "
+                        + "ignores SIGHUP), so kill -HUP does not reload the permissions file; use the JMX operation "
+                        + "reloadPermissions, or start the broker with SIGHUP at its default (env --default-signal=HUP)");
+            }
         } catch (IllegalArgumentException | UnsupportedOperationException e) {
             System.err.println("tandem: SIGHUP cannot reload the permissions file on this platform (" + e.getMessage()
                     + "); use the JMX operation reloadPermissions");
