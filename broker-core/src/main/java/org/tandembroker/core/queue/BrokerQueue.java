@@ -868,7 +868,6 @@ public final class BrokerQueue {
         }
         executor.execute(() -> {
             deleted = true;
-            storeReleased = !removeFromStore;
             long unrecorded = unrecordedRemovals.getAndSet(0);
             if (unrecorded > 1) {
                 LOG.warn("Queue '{}': {} accepted messages could not be removed from the store; they may be "
