@@ -88,6 +88,20 @@ class ArbiterTest {
     }
 
     @Test
+    void theArbiterWaitsForAnyAnswerAtMostItsElectionReadTimeout() {
+        ArbiterMain.Options defaults = ArbiterMain.parse("--group", "g", "--node", "a", "--host-port",
+                "localhost:6000", "--helpers", "localhost:5000", "--dir", "arb");
+        ArbiterMain.Options told = ArbiterMain.parse("--group", "g", "--node", "a", "--host-port",
+                "localhost:6000", "--helpers", "localhost:5000", "--dir", "arb",
+                "--rep-config", "je.rep.electionsReadTimeout=3 s");
+
+        assertThat(ArbiterMain.answerTimeoutMillis(defaults)).isEqualTo(2000);
+        assertThat(ArbiterMain.answerTimeoutMillis(told)).isEqualTo(3000);
+        assertThat(ArbiterMain.config(told).getRepNetConfig().getChannelFactoryParams())
+                .endsWith(";readTimeoutCapMillis=3000");
+    }
+
+    @Test
     void aJeParameterJeRejectsIsAUsageErrorNamingIt() {
         ToolRun unknown = ToolRun.of(ArbiterMain::run, "--group", "g", "--node", "a", "--host-port",
                 "localhost:6000", "--helpers", "localhost:5000", "--dir", "arb", "--rep-config", "je.rep.noSuch=1");

@@ -96,7 +96,7 @@ public final class ChaosSoak {
             volumes = StoreVolumes.create(runId, names, VOLUME_MEGABYTES);
             cluster = startCluster();
             if (options.topology().arbiter) {
-                arbiter = ArbiterNode.start(cluster, "arbiter");
+                arbiter = ArbiterNode.start(cluster, "arbiter", ArbiterNode.QUICK_FAILURE_DETECTION);
             }
             BrokerNode master = cluster.awaitSingleActiveNode(RECOVERY);
             if (arbiter != null) {
@@ -145,13 +145,8 @@ public final class ChaosSoak {
                             store.set("coalescingSync", "false");
                         }
                     }
-                    if (topology.arbiter) {
-                        // ArbiterFailoverIT: the arbiter keeps JE's default timeouts; quicker ones slowed failover.
-                        store.repConfig("je.rep.electionsOpenTimeout", "2 s")
-                                .repConfig("je.rep.electionsReadTimeout", "2 s");
-                    } else {
-                        store.quickFailureDetection();
-                    }
+                    // The arbiter gets the same 5 s heartbeat timeout (ArbiterNode.QUICK_FAILURE_DETECTION).
+                    store.quickFailureDetection();
                     if (topology.operator) {
                         store.immediatePrimaryActivation();
                     }
@@ -176,9 +171,9 @@ public final class ChaosSoak {
                 .start();
     }
 
-    /** Pauses and partitions outlast the heartbeat timeout: 5 s with quick failure detection, JE's 30 s else. */
+    /** Pauses and partitions outlast the heartbeat timeout: 5 s, quick failure detection on every node. */
     private int minimumHoldSeconds() {
-        return options.topology().arbiter ? 35 : 8;
+        return 8;
     }
 
     // --- the workload -----------------------------------------------------------------------------------------

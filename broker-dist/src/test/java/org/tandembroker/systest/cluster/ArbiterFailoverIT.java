@@ -59,4 +59,50 @@ class ArbiterFailoverIT {
             assertThat(replica.logs() + oldMaster.logs()).as("designations").doesNotContain("HA-1002");
         }
     }
+
+    /**
+     * A silent master (frozen with {@code docker pause}: connections open, nothing answers) is noticed only by
+     * heartbeat timeouts. With JE's 30 s the pair took 33-67 s to serve again in the chaos soak (docs/reliability.md,
+     * finding 5). With quick failure detection on both brokers ({@code je.rep.replicaTimeout} and
+     * {@code feederTimeout} 5 s) and on the arbiter ({@code --rep-config je.rep.replicaTimeout=5 s}), the replica
+     * and the arbiter give the master up after 5 s, elect the replica, and the arbiter acknowledges its commits:
+     * the replica serves while the old master is still frozen, well before JE's 30 s would even have noticed it.
+     * Resumed, the old master serves nobody and rejoins as a replica; nothing is lost.
+     */
+    @Test
+    void silentMasterOfAPairWithAnArbiterIsReplacedWithinSecondsWithQuickFailureDetection() {
+        try (BrokerCluster cluster = BrokerCluster.builder().nodes(2)
+                .store((node, group) -> StoreSection.replicated(node, group).quickFailureDetection().xml())
+                .start();
+             ArbiterNode arbiter = ArbiterNode.start(cluster, "arbiter", ArbiterNode.QUICK_FAILURE_DETECTION);
+             FailoverTraffic traffic = FailoverTraffic.start("arbiter-master-paused", cluster.connectionFactory())) {
+            BrokerNode oldMaster = cluster.node(1);
+            BrokerNode replica = cluster.node(2);
+            cluster.awaitOnlyNodeAcceptingClients(oldMaster, DEADLINE);
+            arbiter.awaitFollowingMaster(DEADLINE);
+            traffic.awaitProgress(100, DEADLINE);
+
+            oldMaster.pause();
+            long pausedAt = System.nanoTime();
+
+            cluster.awaitOnlyNodeAcceptingClients(replica, DEADLINE);
+            long acceptingMillis = (System.nanoTime() - pausedAt) / 1_000_000;
+            traffic.awaitProgress(100, DEADLINE);
+            long progressMillis = (System.nanoTime() - pausedAt) / 1_000_000;
+            LOG.info("observed: {} accepted clients {} ms and the clients made progress {} ms after {} was paused",
+                    replica.name(), acceptingMillis, progressMillis, oldMaster.name());
+            assertThat(acceptingMillis).as("ms from the pause to the replica accepting clients (JE's default "
+                    + "timeouts alone would take 30 s to notice the silent master)").isLessThan(20_000);
+            assertThat(oldMaster.isPaused()).as("the old master is still frozen").isTrue();
+
+            oldMaster.unpause();
+
+            oldMaster.awaitLoggedRole("REPLICA (master " + replica.name() + ")", DEADLINE);
+            cluster.awaitOnlyNodeAcceptingClients(replica, DEADLINE);
+            traffic.awaitProgress(100, DEADLINE);
+            ZeroLossChecker.Report report = traffic.finish(DEADLINE);
+            oldMaster.awaitCaughtUpWith(replica, DEADLINE);
+            report.assertZeroLoss().assertInOrderApartFromRedeliveries();
+        }
+    }
 }

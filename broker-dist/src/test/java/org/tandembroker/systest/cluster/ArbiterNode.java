@@ -7,6 +7,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
@@ -37,6 +40,14 @@ public final class ArbiterNode implements AutoCloseable {
     private static final int PORT = BrokerNode.REPLICATION_PORT;
     private static final Pattern STATE_CHANGE = Pattern.compile("state change from \\w+ to (\\w+)");
 
+    /**
+     * The arbiter's half of quick failure detection ({@link StoreSection#quickFailureDetection()} is the brokers'):
+     * the arbiter gives up a silent master after 5 s without a heartbeat ({@code je.rep.replicaTimeout}, the
+     * timeout of its channel from the master; JE: 30 s), so that it follows the new master as soon as the
+     * surviving broker, which gives the old one up after the same 5 s, is elected.
+     */
+    public static final Map<String, String> QUICK_FAILURE_DETECTION = Map.of("je.rep.replicaTimeout", "5 s");
+
     private final String name;
     private final String containerName;
     private final GenericContainer<?> container;
@@ -48,8 +59,16 @@ public final class ArbiterNode implements AutoCloseable {
     }
 
     /** Starts an arbiter named {@code name} for {@code cluster}'s group {@value StoreSection#DEFAULT_GROUP}. */
-    @SuppressWarnings("resource") // closed by close()
     public static ArbiterNode start(BrokerCluster cluster, String name) {
+        return start(cluster, name, Map.of());
+    }
+
+    /**
+     * Starts an arbiter as {@link #start(BrokerCluster, String)} does, with the JE replication parameters
+     * {@code repConfig} given as {@code --rep-config NAME=VALUE} (e.g. {@link #QUICK_FAILURE_DETECTION}).
+     */
+    @SuppressWarnings("resource") // closed by close()
+    public static ArbiterNode start(BrokerCluster cluster, String name, Map<String, String> repConfig) {
         String helpers = cluster.identities().stream().map(NodeIdentity::replicationAddress)
                 .collect(Collectors.joining(","));
         String ip = cluster.network().address(10 + cluster.nodes().size() + 1);
@@ -61,10 +80,7 @@ public final class ArbiterNode implements AutoCloseable {
                         BindMode.READ_ONLY)
                 .withWorkingDirectory(BrokerNode.HOME)
                 .withLabel("org.tandembroker.systest", "cluster")
-                .withCommand("java", "-Xmx64m", "-Djava.net.preferIPv4Stack=true", "-cp", BrokerNode.HOME + "/lib/*",
-                        "org.tandembroker.tools.arbiter.ArbiterMain", "--group", StoreSection.DEFAULT_GROUP,
-                        "--node", name, "--host-port", name + ":" + PORT, "--helpers", helpers,
-                        "--dir", BrokerNode.WORK + "/arbiter")
+                .withCommand(command(name, helpers, repConfig))
                 .waitingFor(Wait.forLogMessage("(?s).*arbiter " + name + " of group .* is .*", 1)
                         .withStartupTimeout(Duration.ofMinutes(2)))
                 .withCreateContainerCmdModifier(cmd -> cmd.withName(containerName).withHostName(name)
@@ -81,6 +97,15 @@ public final class ArbiterNode implements AutoCloseable {
         }
         LOG.info("arbiter {} started at {}:{} (ip {}): {}", name, name, PORT, ip, arbiter.logs().trim());
         return arbiter;
+    }
+
+    private static String[] command(String name, String helpers, Map<String, String> repConfig) {
+        List<String> command = new ArrayList<>(List.of("java", "-Xmx64m", "-Djava.net.preferIPv4Stack=true", "-cp",
+                BrokerNode.HOME + "/lib/*", "org.tandembroker.tools.arbiter.ArbiterMain",
+                "--group", StoreSection.DEFAULT_GROUP, "--node", name, "--host-port", name + ":" + PORT,
+                "--helpers", helpers, "--dir", BrokerNode.WORK + "/arbiter"));
+        repConfig.forEach((parameter, value) -> command.addAll(List.of("--rep-config", parameter + "=" + value)));
+        return command.toArray(String[]::new);
     }
 
     public String name() {

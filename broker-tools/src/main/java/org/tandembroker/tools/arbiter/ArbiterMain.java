@@ -3,6 +3,7 @@ package org.tandembroker.tools.arbiter;
 import com.sleepycat.je.rep.arbiter.Arbiter;
 import com.sleepycat.je.rep.arbiter.ArbiterConfig;
 import com.sleepycat.je.rep.ReplicationNetworkConfig;
+import com.sleepycat.je.utilint.PropUtil;
 import java.io.IOException;
 import java.io.Reader;
 import java.nio.charset.StandardCharsets;
@@ -25,6 +26,7 @@ import org.tandembroker.core.oplog.LogCode;
 import org.tandembroker.core.oplog.OperationalLog;
 import org.tandembroker.store.bdbha.ReplicatedStoreSettings;
 import org.tandembroker.store.bdbha.channel.ChannelRefusals;
+import org.tandembroker.store.bdbha.channel.RefusalReportingChannelFactory;
 import org.tandembroker.store.bdbha.channel.ReplicationTls;
 import org.tandembroker.tools.ToolCommandLine;
 import org.tandembroker.tools.ToolFailure;
@@ -224,6 +226,18 @@ public final class ArbiterMain implements Callable<Integer> {
         return new Arbiter(config(options));
     }
 
+    /**
+     * How long the arbiter waits for any answer from a node it asks something (who is master, the group's members,
+     * whether the master is alive): its {@code je.rep.electionsReadTimeout}. JE asks the group's members with a
+     * fixed 10 s read timeout, and asks every helper; after a failover one of them is the old master, and a silent
+     * one (paused, hung, its packets dropped) held the arbiter for 10 s per question, twice while joining the new
+     * master, which meanwhile gave the arbiter up (its {@code je.rep.feederTimeout}) and had no quorum.
+     */
+    public static int answerTimeoutMillis(Options options) {
+        return PropUtil.parseDuration(options.repConfig().getOrDefault(ReplicatedStoreSettings.ELECTIONS_READ_TIMEOUT,
+                ReplicatedStoreSettings.ELECTION_MESSAGE_TIMEOUT));
+    }
+
     /** The JE configuration of an arbiter started with {@code options}. */
     public static ArbiterConfig config(Options options) {
         ArbiterConfig config = new ArbiterConfig();
@@ -235,9 +249,9 @@ public final class ArbiterMain implements Callable<Integer> {
         OperationalLog log = new OperationalLog();
         ChannelRefusals refusals = ChannelRefusals.register(options.node(), (peer, reason) ->
                 log.log(LogCode.HA_1008, options.node(), peer, reason));
+        String channelParams = RefusalReportingChannelFactory.params(refusals.token(), answerTimeoutMillis(options));
         config.setRepNetConfig(options.replicationTls().<ReplicationNetworkConfig>map(tls ->
-                tls.networkConfig(refusals.token())).orElseGet(() -> ReplicationTls.plainNetworkConfig(
-                refusals.token())));
+                tls.networkConfig(channelParams)).orElseGet(() -> ReplicationTls.plainNetworkConfig(channelParams)));
         // Do not wait forever for a master at startup: report and keep trying in the background.
         config.setUnknownStateTimeout(10, TimeUnit.SECONDS);
         options.repConfig().forEach(config::setConfigParam);
