@@ -28,8 +28,25 @@ final class ChaosLedger {
     private final List<PendingResume> pendingResumes = new CopyOnWriteArrayList<>();
     private final List<FailoverTime> producerResumes = new CopyOnWriteArrayList<>();
 
-    /** A producer transaction: sequences {@code first..last} of {@code producer}, to {@code queues}. */
-    record Transaction(String producer, long first, long last, List<String> queues, boolean committed) {
+    /**
+     * A producer transaction: sequences {@code first..last} of {@code producer}, to {@code queues}; when its outcome
+     * was known ({@code atMillis} after the ledger was made, the run's clock) and through which broker
+     * ({@code via}: the client's connected address, or "-"), so that a failure can be found in the nodes' logs.
+     */
+    record Transaction(String producer, long first, long last, List<String> queues, boolean committed, long atMillis,
+                       String via) {
+        /** "committed at 952.3 s via amqp://127.0.0.1:26436" or "in doubt at ...". */
+        String outcome() {
+            return (committed ? "committed" : "in doubt") + String.format(java.util.Locale.ROOT, " at %.1f s via %s",
+                    atMillis / 1000.0, via);
+        }
+    }
+
+    private final long createdNanos = System.nanoTime();
+
+    /** Milliseconds since this ledger was made (the run's clock in the report's events). */
+    long elapsedMillis() {
+        return (System.nanoTime() - createdNanos) / 1_000_000;
     }
 
     /** How long after a fault of {@code kind} the first message sent after it was consumed. */

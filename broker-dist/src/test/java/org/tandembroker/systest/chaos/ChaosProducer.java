@@ -124,7 +124,7 @@ final class ChaosProducer {
                         session.commit();
                         open.forEach(s -> ledger.settled(id, s, targets));
                         ledger.transaction(new ChaosLedger.Transaction(id, open.get(0), open.get(open.size() - 1),
-                                targets, true));
+                                targets, true, ledger.elapsedMillis(), connectedTo(c)));
                         open.clear();
                     }
                     LockSupport.parkNanos(intervalNanos);
@@ -134,13 +134,21 @@ final class ChaosProducer {
                 open.forEach(s -> ledger.failed(id, s, targets));
                 if (batch > 0 && !open.isEmpty()) {
                     ledger.transaction(new ChaosLedger.Transaction(id, open.get(0), open.get(open.size() - 1),
-                            targets, false));
+                            targets, false, ledger.elapsedMillis(), connectedTo(connection)));
                 }
                 if (!stopping) {
                     LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(250));
                 }
             }
         }
+    }
+
+    /** The broker {@code connection} is connected to now (Qpid JMS's failover connection knows), or "-". */
+    private static String connectedTo(Connection connection) {
+        if (connection instanceof org.apache.qpid.jms.JmsConnection jms && jms.getConnectedURI() != null) {
+            return jms.getConnectedURI().toString();
+        }
+        return "-";
     }
 
     private TextMessage message(Session session, long sequence) throws JMSException {

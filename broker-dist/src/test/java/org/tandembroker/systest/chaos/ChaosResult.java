@@ -91,7 +91,7 @@ public record ChaosResult(ChaosOptions options, Duration elapsed, int steps, Map
                 if (!allowed && drained) {
                     partial++;
                     failures.add("transaction " + txn.producer() + "#" + txn.first() + ".." + txn.last() + " ("
-                            + (txn.committed() ? "committed" : "in doubt") + ") partly visible on " + queue + ": "
+                            + txn.outcome() + ") partly visible on " + queue + ": "
                             + seen + " of " + size);
                 }
             }
