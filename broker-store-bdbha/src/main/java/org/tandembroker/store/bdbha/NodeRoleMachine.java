@@ -326,8 +326,11 @@ final class NodeRoleMachine<S> {
         }
         warnIfDesignationIgnored();
         long number = ++sessionNumber;
+        long opening = System.nanoTime();
         NodeEnvironment.SessionOutcome<S> outcome = environment.openSession(reports(environmentNumber, number));
         if (outcome instanceof NodeEnvironment.SessionOutcome.Opened<S> opened) {
+            LOG.info("Node {}: opened the store as master in {} ms", settings.nodeName(),
+                    (System.nanoTime() - opening) / 1_000_000);
             session = opened.session();
             quorum = Quorum.UNCONFIRMED;
             if (!closing && listener != null && !serving) {
