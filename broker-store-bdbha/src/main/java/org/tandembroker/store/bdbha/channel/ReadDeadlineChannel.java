@@ -2,11 +2,8 @@ package org.tandembroker.store.bdbha.channel;
 
 import com.sleepycat.je.rep.net.DataChannel;
 import java.io.IOException;
-import java.net.Socket;
-import java.net.SocketAddress;
 import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
-import java.nio.channels.SocketChannel;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -30,16 +27,15 @@ import java.util.concurrent.TimeUnit;
  * <p><b>Threads.</b> One JE thread reads at a time; the deadline runs on a shared daemon timer thread, which only
  * marks the read as expired and closes the socket (that unblocks the reader).
  */
-final class ReadDeadlineChannel implements DataChannel {
+final class ReadDeadlineChannel extends ForwardingDataChannel {
     private static final ScheduledThreadPoolExecutor DEADLINES = deadlineTimer();
 
-    private final DataChannel delegate;
     private final int readTimeoutMillis;
     private final String peer;
     private volatile boolean expired;
 
     private ReadDeadlineChannel(DataChannel delegate, int readTimeoutMillis, String peer) {
-        this.delegate = delegate;
+        super(delegate);
         this.readTimeoutMillis = readTimeoutMillis;
         this.peer = peer;
     }
@@ -94,100 +90,5 @@ final class ReadDeadlineChannel implements DataChannel {
     private SocketTimeoutException timedOut() {
         return new SocketTimeoutException("no answer from " + peer + " within the read timeout of "
                 + readTimeoutMillis + " ms; the connection is closed");
-    }
-
-    @Override
-    public int read(ByteBuffer destination) throws IOException {
-        return (int) read(new ByteBuffer[] {destination}, 0, 1);
-    }
-
-    @Override
-    public long read(ByteBuffer[] destinations) throws IOException {
-        return read(destinations, 0, destinations.length);
-    }
-
-    @Override
-    public long write(ByteBuffer[] sources, int offset, int length) throws IOException {
-        return delegate.write(sources, offset, length);
-    }
-
-    @Override
-    public long write(ByteBuffer[] sources) throws IOException {
-        return delegate.write(sources);
-    }
-
-    @Override
-    public int write(ByteBuffer source) throws IOException {
-        return delegate.write(source);
-    }
-
-    @Override
-    public FlushStatus flush() throws IOException {
-        return delegate.flush();
-    }
-
-    @Override
-    public boolean isConnected() {
-        return delegate.isConnected();
-    }
-
-    @Override
-    public Socket socket() {
-        return delegate.socket();
-    }
-
-    @Override
-    public SocketAddress getRemoteAddress() throws IOException {
-        return delegate.getRemoteAddress();
-    }
-
-    @Override
-    public void configureBlocking(boolean block) throws IOException {
-        delegate.configureBlocking(block);
-    }
-
-    @Override
-    public boolean isBlocking() {
-        return delegate.isBlocking();
-    }
-
-    @Override
-    public boolean isSecure() {
-        return delegate.isSecure();
-    }
-
-    @Override
-    public boolean isTrustCapable() {
-        return delegate.isTrustCapable();
-    }
-
-    @Override
-    public boolean isTrusted() {
-        return delegate.isTrusted();
-    }
-
-    @Override
-    public boolean isOpen() {
-        return delegate.isOpen();
-    }
-
-    @Override
-    public void close() throws IOException {
-        delegate.close();
-    }
-
-    @Override
-    public CloseAsyncStatus closeAsync() throws IOException {
-        return delegate.closeAsync();
-    }
-
-    @Override
-    public void closeForcefully() throws IOException {
-        delegate.closeForcefully();
-    }
-
-    @Override
-    public SocketChannel getSocketChannel() {
-        return delegate.getSocketChannel();
     }
 }

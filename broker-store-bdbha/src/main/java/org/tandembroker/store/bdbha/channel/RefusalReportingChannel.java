@@ -2,10 +2,7 @@ package org.tandembroker.store.bdbha.channel;
 
 import com.sleepycat.je.rep.net.DataChannel;
 import java.io.IOException;
-import java.net.Socket;
-import java.net.SocketAddress;
 import java.nio.ByteBuffer;
-import java.nio.channels.SocketChannel;
 import java.security.cert.CertificateExpiredException;
 import java.security.cert.CertificateNotYetValidException;
 import java.util.Locale;
@@ -30,7 +27,7 @@ import javax.net.ssl.SSLException;
  * <p><b>Threads.</b> JE uses a channel from one thread at a time (its dispatcher, then the service that took it);
  * {@code answered} is volatile because that thread changes.
  */
-final class RefusalReportingChannel implements DataChannel {
+final class RefusalReportingChannel extends ForwardingDataChannel {
     /** The first byte of a TLS record carrying a handshake (a ClientHello). */
     private static final byte TLS_HANDSHAKE_RECORD = 0x16;
     /** JE's service handshake response asking the client to authenticate (ServiceDispatcher.Response ordinal). */
@@ -38,7 +35,6 @@ final class RefusalReportingChannel implements DataChannel {
     /** JE's own message when the host verifier refused the peer (already reported by the verifier). */
     private static final String VERIFIER_REFUSED = "Server identity could not be verified";
 
-    private final DataChannel delegate;
     private final boolean client;
     private final boolean tls;
     private final String peerKey;
@@ -48,22 +44,12 @@ final class RefusalReportingChannel implements DataChannel {
 
     RefusalReportingChannel(DataChannel delegate, boolean client, boolean tls, String peerKey, String peer,
                             ChannelRefusals refusals) {
-        this.delegate = delegate;
+        super(delegate);
         this.client = client;
         this.tls = tls;
         this.peerKey = peerKey;
         this.peer = peer;
         this.refusals = refusals;
-    }
-
-    @Override
-    public int read(ByteBuffer destination) throws IOException {
-        return (int) read(new ByteBuffer[] {destination}, 0, 1);
-    }
-
-    @Override
-    public long read(ByteBuffer[] destinations) throws IOException {
-        return read(destinations, 0, destinations.length);
     }
 
     @Override
@@ -200,16 +186,6 @@ final class RefusalReportingChannel implements DataChannel {
     }
 
     @Override
-    public long write(ByteBuffer[] sources) throws IOException {
-        return write(sources, 0, sources.length);
-    }
-
-    @Override
-    public int write(ByteBuffer source) throws IOException {
-        return (int) write(new ByteBuffer[] {source}, 0, 1);
-    }
-
-    @Override
     public FlushStatus flush() throws IOException {
         try {
             return delegate.flush();
@@ -217,70 +193,5 @@ final class RefusalReportingChannel implements DataChannel {
             failed(e);
             throw e;
         }
-    }
-
-    @Override
-    public boolean isConnected() {
-        return delegate.isConnected();
-    }
-
-    @Override
-    public Socket socket() {
-        return delegate.socket();
-    }
-
-    @Override
-    public SocketAddress getRemoteAddress() throws IOException {
-        return delegate.getRemoteAddress();
-    }
-
-    @Override
-    public void configureBlocking(boolean block) throws IOException {
-        delegate.configureBlocking(block);
-    }
-
-    @Override
-    public boolean isBlocking() {
-        return delegate.isBlocking();
-    }
-
-    @Override
-    public boolean isSecure() {
-        return delegate.isSecure();
-    }
-
-    @Override
-    public boolean isTrustCapable() {
-        return delegate.isTrustCapable();
-    }
-
-    @Override
-    public boolean isTrusted() {
-        return delegate.isTrusted();
-    }
-
-    @Override
-    public boolean isOpen() {
-        return delegate.isOpen();
-    }
-
-    @Override
-    public void close() throws IOException {
-        delegate.close();
-    }
-
-    @Override
-    public CloseAsyncStatus closeAsync() throws IOException {
-        return delegate.closeAsync();
-    }
-
-    @Override
-    public void closeForcefully() throws IOException {
-        delegate.closeForcefully();
-    }
-
-    @Override
-    public SocketChannel getSocketChannel() {
-        return delegate.getSocketChannel();
     }
 }
