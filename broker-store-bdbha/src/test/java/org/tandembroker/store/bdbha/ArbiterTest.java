@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 import static org.tandembroker.store.bdbha.HaGroup.ROLE_DEADLINE;
 
+import com.sleepycat.je.StatsConfig;
+import com.sleepycat.je.rep.ReplicatedEnvironment;
 import com.sleepycat.je.rep.arbiter.Arbiter;
 import com.sleepycat.je.rep.arbiter.ArbiterConfig;
 import java.nio.file.Files;
@@ -52,6 +54,11 @@ class ArbiterTest {
 
         first.close();
 
+        second.awaitActive();
+        // The new master serves at once; its first heartbeat commit needs the arbiter, which may still be looking
+        // for it (then the master passivates until the arbiter follows it and the heartbeat succeeds).
+        await().atMost(ROLE_DEADLINE).until(() -> arbiter.getState() == ReplicatedEnvironment.State.REPLICA
+                && arbiter.getStats(new StatsConfig()).getMaster().startsWith("second"));
         second.awaitActive();
         assertThat(second.store.isDesignatedPrimary()).isFalse();
         assertThat(second.recover().entries).containsExactlyElementsOf(committed.stream().map(Commit::id).toList());
