@@ -34,8 +34,8 @@ final class TestNode implements AutoCloseable {
 
     final String nodeName;
     final int replicationPort;
-    final int jmxPort;
-    final int metricsPort;
+    int jmxPort;
+    int metricsPort;
     final Path etc;
     final Path work;
     final OperationalLog operationalLog = new OperationalLog();
@@ -106,8 +106,22 @@ final class TestNode implements AutoCloseable {
     /** Writes the node's files and starts it; returns once its virtual host knows its role. */
     static TestNode start(Path directory, String nodeName, Options options) throws Exception {
         TestNode node = new TestNode(directory, nodeName, options);
-        node.start();
-        return node;
+        for (int attempt = 1; ; attempt++) {
+            try {
+                node.start();
+                return node;
+            } catch (IOException e) {
+                // freePort() gives a port back to the OS before the broker binds it: the broker's own listener (port
+                // 0) or another process may take it first. Only the management ports are chosen again: the
+                // replication port is part of the store's identity.
+                if (attempt == 3 || !String.valueOf(e.getMessage()).contains("Address already in use")) {
+                    throw e;
+                }
+                node.jmxPort = freePort();
+                node.metricsPort = freePort();
+                node.write(options);
+            }
+        }
     }
 
     void start() throws Exception {
