@@ -51,6 +51,9 @@ public enum LogCode {
     /** A new master serves before its queues are loaded; MST-1005 and MST-1006 follow once they are. */
     MST_1012("MST-1012", "Recovery continues in the background : {0} queue entries loaded, serving clients while "
             + "{1} queue(s) load the rest"),
+    /** A replica over its maxDisk with room on its volume may exceed it until it has cleaned (MST-1014 then). */
+    MST_1013("MST-1013", "Disk limit raised : {0}"),
+    MST_1014("MST-1014", "Disk limit restored : {0}"),
 
     CON_1001("CON-1001", "Open : {0} : virtual host {1} : user {2}"),
     CON_1002("CON-1002", "Close : {0}"),

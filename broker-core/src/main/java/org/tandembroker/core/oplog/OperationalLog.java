@@ -18,7 +18,8 @@ public final class OperationalLog {
     public void log(LogCode code, Object... args) {
         String line = code.format(args);
         if (code.name().endsWith("_1007") && code.code().startsWith("BRK")
-                || code == LogCode.BRK_1008 || code == LogCode.MST_1008 || code == LogCode.MST_1010 || code == LogCode.CON_1005
+                || code == LogCode.BRK_1008 || code == LogCode.MST_1008 || code == LogCode.MST_1010
+                || code == LogCode.MST_1013 || code == LogCode.CON_1005
                 || code == LogCode.HA_1008 || code == LogCode.VHT_1010
                 || code == LogCode.VHT_1012) {
             LOG.warn(line);

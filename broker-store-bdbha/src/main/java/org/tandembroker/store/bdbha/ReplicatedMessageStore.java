@@ -77,6 +77,7 @@ public final class ReplicatedMessageStore implements MessageStore {
     private final NodeRoleMachine<MasterSession> machine;
     private final ReplicatedEnvironmentFacade facade;
     private final GroupAdministration group;
+    private final DiskLimitHeadroom headroom;
     private final StoreReader reader;
     private final AtomicBoolean started = new AtomicBoolean();
     private final AtomicBoolean closeRequested = new AtomicBoolean();
@@ -95,6 +96,8 @@ public final class ReplicatedMessageStore implements MessageStore {
                 NodeAddresses.of(context.clientAddress(), context.managementAddress()), context.operationalLog(),
                 machine.owningThread());
         this.group = new GroupAdministration(settings, facade, machine);
+        this.headroom = new DiskLimitHeadroom(settings.nodeName(), context.virtualHostName(), settings.storePath(),
+                settings.diskLimits(), facade::environment, context.operationalLog());
         this.reader = new StoreReader("ha-reader-" + context.virtualHostName(), thread -> readerThread = thread);
     }
 
@@ -105,6 +108,7 @@ public final class ReplicatedMessageStore implements MessageStore {
         }
         context.operationalLog().log(LogCode.MST_1001, TYPE, context.virtualHostName(), settings.storePath());
         machine.start(roleListener);
+        headroom.start();
     }
 
     /** The machine's hands on JE and on the master session, on the {@code ha-<vhost>} thread. */
@@ -383,6 +387,7 @@ public final class ReplicatedMessageStore implements MessageStore {
     }
 
     private void closeNow() {
+        headroom.stop();
         machine.close();
         facade.release();
         reader.shutdown();

@@ -234,6 +234,13 @@ public record ReplicatedStoreSettings(Path sourceFile, String virtualHostName, P
     }
 
     /** A fresh JE environment configuration (JE's configuration objects are mutable, so one per open). */
+    /** The store's disk limits as JE applies them: {@code maxDisk}, {@code je.freeDisk}, {@code je.log.fileMax}. */
+    DiskLimitHeadroom.Limits diskLimits() {
+        EnvironmentConfig config = environmentConfig();
+        return new DiskLimitHeadroom.Limits(maxDisk, Long.parseLong(config.getConfigParam(EnvironmentConfig.FREE_DISK)),
+                Long.parseLong(config.getConfigParam(EnvironmentConfig.LOG_FILE_MAX)));
+    }
+
     public EnvironmentConfig environmentConfig() {
         EnvironmentConfig config = new EnvironmentConfig();
         BROKER_ENV_DEFAULTS.forEach(config::setConfigParam);
