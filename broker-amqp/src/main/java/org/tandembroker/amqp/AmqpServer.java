@@ -29,6 +29,7 @@ import org.tandembroker.core.config.SecurityConfig;
 import org.tandembroker.core.security.AuthenticationThrottle;
 import org.tandembroker.core.frontend.FrontEndContext;
 import org.tandembroker.core.frontend.ProtocolFrontEnd;
+import org.tandembroker.core.security.PasswordHash;
 
 /**
  * The AMQP 1.0 front end: binds every configured listener (amqps when the listener has TLS) and gives each
@@ -40,6 +41,11 @@ import org.tandembroker.core.frontend.ProtocolFrontEnd;
 public final class AmqpServer implements ProtocolFrontEnd {
     private static final Logger LOG = LoggerFactory.getLogger(AmqpServer.class);
     private static final int AUTH_THREADS = 2;
+    /**
+     * Enough for C2 to have compiled PBKDF2's loop: in a fresh JVM (measured beside a running soak) the first check
+     * took 650 ms, the 2nd to 9th 280 to 60 ms, the 10th on about 20 ms.
+     */
+    private static final int PASSWORD_CHECK_WARM_UPS = 10;
     private static final long CLOSE_GRACE_MILLIS = 5_000;
 
     private final FrontEndContext context;
@@ -68,6 +74,7 @@ public final class AmqpServer implements ProtocolFrontEnd {
         acceptGroup = new NioEventLoopGroup(1, new DefaultThreadFactory("amqp-accept"));
         ioGroup = new NioEventLoopGroup(0, new DefaultThreadFactory("amqp-io"));
         authExecutor = Executors.newFixedThreadPool(AUTH_THREADS, new DefaultThreadFactory("amqp-sasl", true));
+        authExecutor.execute(AmqpServer::warmUpPasswordChecks);
         SecurityConfig security = context.config().security();
         FrontEndResources resources = new FrontEndResources(context.virtualHosts(), context.authenticator(),
                 context.operationalLog(), context.config().limits(), authExecutor, liveConnections,
@@ -81,6 +88,17 @@ public final class AmqpServer implements ProtocolFrontEnd {
             close();
             throw e;
         }
+    }
+
+    /**
+     * On one of the password threads at start-up, so that the checks of clients arriving together later (the
+     * reconnections to a replica that just became master) run compiled; about a second of CPU, once.
+     */
+    private static void warmUpPasswordChecks() {
+        long start = System.nanoTime();
+        PasswordHash.warmUp(PASSWORD_CHECK_WARM_UPS);
+        LOG.debug("Password checks warmed up: {} PLAIN checks in {} ms", PASSWORD_CHECK_WARM_UPS,
+                (System.nanoTime() - start) / 1_000_000);
     }
 
     private void bind(ListenerConfig listener, FrontEndResources resources) throws InterruptedException {

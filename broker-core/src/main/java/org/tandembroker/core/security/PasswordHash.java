@@ -164,6 +164,21 @@ public final class PasswordHash {
     }
 
     /**
+     * Runs the PLAIN check {@code checks} times on a throwaway password, so that the JIT has compiled it before
+     * clients need it. The first checks of a JVM run interpreted, 20-30 times slower than compiled ones (650 ms
+     * against 20 ms on the project's machine); a replica that becomes master would make the clients reconnecting to
+     * it wait for them in a row on the two password threads.
+     */
+    public static void warmUp(int checks) {
+        char[] password = "warm-up".toCharArray();
+        ScramCredential credential = ScramCredential.derive(ScramMechanism.SHA_256, password, new byte[SALT_BYTES],
+                DEFAULT_ITERATIONS);
+        for (int i = 0; i < checks; i++) {
+            credential.matches(password);
+        }
+    }
+
+    /**
      * Whether {@code password} is the password (PLAIN); the comparison takes the same time wherever the values
      * differ.
      */
