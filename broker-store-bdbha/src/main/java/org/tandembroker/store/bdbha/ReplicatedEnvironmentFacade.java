@@ -207,6 +207,7 @@ final class ReplicatedEnvironmentFacade {
         }
         diskFullRetries = 0;
         logRollbackDuringOpen(env);
+        PromptReplayExit.install(env, settings.nodeName());
         environment = env;
         openedBefore = true;
         published.encode().ifPresent(appState -> env.registerAppStateMonitor(() -> appState));

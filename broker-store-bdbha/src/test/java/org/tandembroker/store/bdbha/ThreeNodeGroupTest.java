@@ -36,7 +36,7 @@ class ThreeNodeGroupTest {
     }
 
     @Test
-    void whenTheMasterFailsTheOthersElectOneWithoutAnOperatorRespectingPriorities() {
+    void whenTheMasterFailsTheOthersElectOneWithoutAnOperatorRespectingPriorities() throws Exception {
         Node first = group.start("first").awaitActive();
         // Designation means nothing in a group of three (a warning says so); priority 0 means never master.
         Node second = group.start("second", options().designated(true)).awaitRedirectTo(first);
@@ -44,6 +44,10 @@ class ThreeNodeGroupTest {
         assertThat(first.store.groupMembers()).extracting(GroupMember::name, GroupMember::type)
                 .containsExactly(tuple("first", "ELECTABLE"), tuple("second", "ELECTABLE"),
                         tuple("third", "ELECTABLE"));
+        for (Node node : List.of(first, second, third)) {
+            assertThat(PromptReplayExit.installed(node.store.environment().orElseThrow()))
+                    .as("%s's replay poll is capped", node.name).isTrue();
+        }
         List<Commit> committed = first.publishAll("m", 30);
 
         // An operator moves the master role; then the new master fails and the group elects without anyone.

@@ -188,11 +188,14 @@ class TlsReplicationTest {
                 await().atMost(ROLE_DEADLINE).until(() -> first.store.groupMembers().stream()
                         .anyMatch(member -> member.name().equals("arbiter") && member.type().equals("ARBITER")));
                 first.publishAll("m", 5);
+                assertThat(arbiterLines).isEmpty();
                 first.close();
                 second.awaitActive(); // node-2 and the arbiter are a majority of three: no designation needed
                 assertThat(second.recover().messages).hasSize(5);
                 assertThat(second.publishAll("acknowledged-by-the-arbiter", 2)).hasSize(2);
-                assertThat(arbiterLines).isEmpty();
+                // node-1 may be reported while it shuts down (its port accepts, then closes mid-handshake): only
+                // the node the arbiter serves with must never refuse it
+                assertThat(arbiterLines).noneMatch(line -> line.contains(second.hostPort()));
                 second.close(); // while the arbiter still acknowledges: its hand-over completes at once
             } finally {
                 arbiter.shutdown();
