@@ -190,6 +190,10 @@ final class IncomingLink implements AmqpLink {
             metadata = decoded.metadata();
             toKind = decoded.toKind();
         } catch (DecodeException e) {
+            if (delivery.getRemoteState() instanceof TransactionalState state) {
+                connection.transactions().markRollbackOnly(state.getTxnId(),
+                        "a message of the transaction could not be decoded: " + e.getMessage());
+            }
             settle(delivery, preSettled, null, rejected(ErrorConditions.condition(DECODE_ERROR, e.getMessage())));
             topUpCredit();
             return;
@@ -209,9 +213,9 @@ final class IncomingLink implements AmqpLink {
         CompletableFuture<Destination> destination = fixedDestination != null
                 ? checkedFixedDestination()
                 : relayDestination(metadata.to(), toKind);
-        if (txnId != null && destination.isCompletedExceptionally()) {
-            // decided now, before a discharge that may already be in this read can commit
-            markRollbackOnlyIfDenied(txnId, destination.handle((d, e) -> e).join());
+        if (txnId != null) {
+            // the transaction's discharge, which may already be in this read, waits for this message's outcome
+            connection.transactions().publishing(txnId);
         }
         inFlight++;
         PendingPublish publish = new PendingPublish(delivery,
@@ -277,26 +281,24 @@ final class IncomingLink implements AmqpLink {
 
     private void published(PendingPublish publish, Throwable failure) {
         inFlight--;
-        if (closed) {
-            return;
-        }
-        if (failure != null && ErrorConditions.isNodeInactive(failure)) {
-            connection.closeBecauseNodeInactive(failure); // left unsettled: a failover client sends it again
-            return;
-        }
-        if (failure != null && publish.txnId() != null) {
-            markRollbackOnlyIfDenied(publish.txnId(), failure);
-        }
-        Outcome outcome = failure == null ? Accepted.getInstance() : rejected(ErrorConditions.of(failure));
-        settle(publish.delivery(), publish.preSettled(), publish.txnId(), outcome);
-        topUpCredit();
-    }
-
-    /** A denied transactional publish fails the whole transaction: its commit rolls back. */
-    private void markRollbackOnlyIfDenied(Binary txnId, Throwable failure) {
-        BrokerException e = BrokerException.from(failure);
-        if (e.kind() == ErrorKind.UNAUTHORIZED_ACCESS) {
-            connection.transactions().markRollbackOnly(txnId, e.getMessage());
+        try {
+            if (closed) {
+                return;
+            }
+            if (failure != null && ErrorConditions.isNodeInactive(failure)) {
+                connection.closeBecauseNodeInactive(failure); // left unsettled: a failover client sends it again
+                return;
+            }
+            Outcome outcome = failure == null ? Accepted.getInstance() : rejected(ErrorConditions.of(failure));
+            settle(publish.delivery(), publish.preSettled(), publish.txnId(), outcome);
+            topUpCredit();
+        } finally {
+            if (publish.txnId() != null) {
+                // a refused message fails its whole transaction (whatever the reason: denied, queue full, the node
+                // no longer serving), and a discharge waiting for this outcome may run now
+                connection.transactions().decided(publish.txnId(),
+                        failure == null ? null : BrokerException.from(failure).getMessage());
+            }
         }
     }
 

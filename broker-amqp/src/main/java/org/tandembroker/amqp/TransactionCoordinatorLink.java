@@ -108,7 +108,15 @@ final class TransactionCoordinatorLink implements AmqpLink {
         delivery.settle();
     }
 
+    /** Discharges once every transfer of the transaction received before this request is decided. */
     private void discharge(Delivery delivery, Discharge discharge) {
+        connection.transactions().afterItsTransfers(discharge.getTxnId(), () -> dischargeNow(delivery, discharge));
+    }
+
+    private void dischargeNow(Delivery delivery, Discharge discharge) {
+        if (closed) {
+            return; // the link's transactions were rolled back when it closed
+        }
         Binary txnId = discharge.getTxnId();
         LocalTransaction transaction = connection.transactions().discharge(txnId);
         declared.remove(txnId);

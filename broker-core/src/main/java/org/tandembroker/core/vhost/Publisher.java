@@ -79,15 +79,22 @@ final class Publisher {
                 metadata = metadata.withTo(address);
             }
             int size = metadata.contentSize();
-            reserve(targets, size);
+            // the store first: a node that stopped serving refuses before any queue's room is reserved
             MessageStore current = store.require();
+            long messageId = current.nextMessageId();
+            reserve(targets, size);
             boolean stored = metadata.persistent() && targets.stream().anyMatch(BrokerQueue::isDurable);
-            ServerMessage message = new ServerMessage(current.nextMessageId(), metadata, incoming.content(), stored,
+            ServerMessage message = new ServerMessage(messageId, metadata, incoming.content(), stored,
                     incoming.publisherConnection());
             message.setReferences(targets.size());
             RoutedMessage publish = new RoutedMessage(message, targets);
             if (transaction != null) {
-                transaction.enlist(publish);
+                try {
+                    transaction.enlist(publish);
+                } catch (BrokerException discharged) {
+                    publish.rolledBack(); // gives the reserved room back
+                    throw discharged;
+                }
                 return CompletableFuture.completedFuture(new PublishResult(targets.size()));
             }
             if (!stored) {
