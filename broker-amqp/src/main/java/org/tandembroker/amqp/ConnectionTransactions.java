@@ -73,17 +73,19 @@ final class ConnectionTransactions {
 
     /**
      * Runs {@code discharge} of transaction {@code id} now, or once every transfer of it received so far is decided;
-     * from now on the transaction takes no more transfers.
+     * from now on the transaction takes no more transfers. Returns false, running nothing, when a discharge of it
+     * was received already.
      */
-    void afterItsTransfers(Binary id, Runnable discharge) {
-        if (id != null && open.containsKey(id)) {
-            discharging.add(id);
+    boolean afterItsTransfers(Binary id, Runnable discharge) {
+        if (id != null && open.containsKey(id) && !discharging.add(id)) {
+            return false;
         }
         if (id != null && undecided.containsKey(id)) {
             waitingDischarges.put(id, discharge);
         } else {
             discharge.run();
         }
+        return true;
     }
 
     /** Forgets the transaction (it is being committed or rolled back); null when the id is unknown. */

@@ -110,7 +110,11 @@ final class TransactionCoordinatorLink implements AmqpLink {
 
     /** Discharges once every transfer of the transaction received before this request is decided. */
     private void discharge(Delivery delivery, Discharge discharge) {
-        connection.transactions().afterItsTransfers(discharge.getTxnId(), () -> dischargeNow(delivery, discharge));
+        Binary txnId = discharge.getTxnId();
+        if (!connection.transactions().afterItsTransfers(txnId, () -> dischargeNow(delivery, discharge))) {
+            reject(delivery, ErrorConditions.condition(ErrorConditions.UNKNOWN_TRANSACTION,
+                    "transaction " + txnId + " is already being discharged"));
+        }
     }
 
     private void dischargeNow(Delivery delivery, Discharge discharge) {
