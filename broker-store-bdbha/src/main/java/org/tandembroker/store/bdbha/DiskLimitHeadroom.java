@@ -32,12 +32,18 @@ import org.tandembroker.core.oplog.OperationalLog;
  * {@code je.freeDisk} and a log file; the node then replays, the cleaner reclaims the obsolete part of the log, and
  * once the store is under its configured limit again with a log file to spare, the limit is restored
  * ({@code MST-1014}); JE then deletes the cleaned files it had reserved. While the headroom lasts this thread
- * checkpoints at every look: only a checkpoint releases a cleaned file, and JE checkpoints after 20 MB of writes.
+ * cleans and checkpoints at every look: JE wakes its cleaner by bytes written, which a master refusing publishes
+ * hardly writes, and only a checkpoint releases a cleaned file (JE checkpoints after 20 MB of writes).
  *
- * <p>A master is given no headroom (its publishes would use it; {@code DiskSpaceGuard} refuses them before the
- * limit), and a replica that becomes master gets its configured limit back. A node still over its limit with the
- * most headroom it is given (its live data exceeds {@code maxDisk}), or whose volume is full, is reported once per
- * episode as needing an operator ({@code MST-1008}): free space or raise {@code maxDisk}.
+ * <p><b>A master</b> over its limit is stuck the same way, and worse: its consumers' removals are writes too, so
+ * nothing it serves can ever free space (reliability finding 8: a master 547 KB over its 160 MB limit, 115 MB free
+ * on its volume, refused every write for minutes and the group served nobody). It gets the same headroom, but only
+ * removals may use it: while any headroom is granted, {@link #refusesNewData()} is true and the store refuses every
+ * commit that adds data ("store disk full", as JE's own limit says), so consumers drain, the cleaner reclaims their
+ * messages' log, and publishing resumes when the configured limit is back. A replica that becomes master keeps
+ * its headroom on the same terms. A node still over its limit with the most headroom it is given (its live data
+ * exceeds {@code maxDisk}), or whose volume is full, is reported once per episode as needing an operator
+ * ({@code MST-1008}): free space or raise {@code maxDisk}.
  * Every environment opens with the configured limit, so a reopen ends any headroom.
  *
  * <p><b>Threads.</b> One thread, {@code ha-disk-<vhost>}, looks every {@value #CHECK_INTERVAL_MILLIS} ms and owns
@@ -91,15 +97,12 @@ final class DiskLimitHeadroom {
     }
 
     /**
-     * The decision, from a reading and the headroom now granted on the environment read (0 when none). A replica
-     * that cannot write is given a step of headroom, or its overage and two log files when that is more, then more
+     * The decision, from a reading and the headroom now granted on the environment read (0 when none). A node (a
+     * replica or a master) that cannot write is given a step of headroom, or its overage and two log files when that is more, then more
      * steps while it still cannot write (its replay may fill a step before the cleaner has freed anything), up to
      * {@link Limits#most()} and never into the volume's last {@code je.freeDisk} and log file.
      */
     static Step decide(Reading reading, Limits limits, long granted) {
-        if (reading.master()) {
-            return granted > 0 ? new Step.Restore(limits.maxDisk()) : new Step.Keep();
-        }
         if (!reading.writesProhibited()) {
             return granted > 0 && reading.availableLogSize() > granted + limits.logFileMax()
                     ? new Step.Restore(limits.maxDisk()) : new Step.Keep();
@@ -131,6 +134,8 @@ final class DiskLimitHeadroom {
     private ReplicatedEnvironment grantedOn;
     private long granted;
     private boolean reportedNeedsOperator;
+    /** Written by the ha-disk thread, read by committing threads: headroom is granted, only removals may use it. */
+    private volatile boolean refusingNewData;
 
     DiskLimitHeadroom(String nodeName, String virtualHostName, Path storePath, Limits limits,
                       Supplier<Optional<ReplicatedEnvironment>> environment, OperationalLog operationalLog) {
@@ -143,6 +148,20 @@ final class DiskLimitHeadroom {
                 NamedThreadFactory.daemonThread("ha-disk-" + virtualHostName));
         pool.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
         this.executor = pool;
+    }
+
+    /**
+     * Whether commits that add data (publishes, declarations) must be refused: the store is over its configured
+     * {@code maxDisk} and writes only within the headroom given to get it back under, which is for removals.
+     */
+    boolean refusesNewData() {
+        return refusingNewData;
+    }
+
+    /** The reason given to a refused commit. */
+    String refusal() {
+        return "store disk full: node " + nodeName + " is over its maxDisk of " + limits.maxDisk() + " bytes; "
+                + "until the cleaner has brought it back under, only removals are written (consume to free space)";
     }
 
     void start() {
@@ -163,28 +182,37 @@ final class DiskLimitHeadroom {
             if (env != grantedOn) {
                 grantedOn = null;
                 granted = 0;
+                refusingNewData = false;
             }
             if (granted > 0 && !writesProhibited(env)) {
-                // A cleaned file is only released by the next checkpoint, and JE checkpoints by bytes written
-                // (20 MB) or after an idle cleaner period that a replica being fed may never have.
+                // JE wakes its cleaner by bytes written (a quarter of a log file), and a master that refuses
+                // publishes may write little else but removals and its heartbeat: clean here. A cleaned file is
+                // only released by the next checkpoint, and JE checkpoints by bytes written (20 MB) or after an
+                // idle cleaner period that a node being written to may never have.
+                env.cleanLog();
                 env.checkpoint(new CheckpointConfig().setForce(true));
             }
             Reading reading = read(env);
             Step step = decide(reading, limits, granted);
             if (step instanceof Step.Grant grant) {
+                refusingNewData = true; // before JE lets anything write again
                 setMaxDisk(env, grant.maxDisk());
                 grantedOn = env;
                 granted = grant.headroom();
                 reportedNeedsOperator = false;
                 operationalLog.log(LogCode.MST_1013, "node " + nodeName + " is over its maxDisk of "
-                        + limits.maxDisk() + " bytes and cannot write, clean or replay; its volume has room, so "
+                        + limits.maxDisk() + " bytes and cannot write, clean or "
+                        + (reading.master() ? "remove consumed messages" : "replay") + "; its volume has room, so "
                         + "its limit is " + grant.maxDisk() + " bytes (" + grant.headroom() + " more) until the "
                         + "cleaner has brought it back under " + limits.maxDisk()
+                        + (reading.master() ? ", and publishes are refused until then" : "")
                         + " (available log size " + reading.availableLogSize() + " bytes)");
             } else if (step instanceof Step.Restore restore) {
                 setMaxDisk(env, restore.maxDisk());
+                refusingNewData = false;
                 operationalLog.log(LogCode.MST_1014, "node " + nodeName + " is back under its maxDisk of "
-                        + restore.maxDisk() + " bytes: the limit is restored");
+                        + restore.maxDisk() + " bytes: the limit is restored"
+                        + (reading.master() ? " and publishes are accepted again" : ""));
                 grantedOn = null;
                 granted = 0;
                 reportedNeedsOperator = false;

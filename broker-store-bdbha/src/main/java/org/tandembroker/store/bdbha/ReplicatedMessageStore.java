@@ -252,6 +252,10 @@ public final class ReplicatedMessageStore implements MessageStore {
         if (current == null) {
             return CompletableFuture.failedFuture(notActive());
         }
+        if (!changes.removalOnly() && headroom.refusesNewData()) {
+            return CompletableFuture.failedFuture(new BrokerException(ErrorKind.RESOURCE_LIMIT_EXCEEDED,
+                    headroom.refusal()));
+        }
         return current.commit(changes);
     }
 

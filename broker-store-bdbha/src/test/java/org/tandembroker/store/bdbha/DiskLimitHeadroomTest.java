@@ -40,9 +40,16 @@ class DiskLimitHeadroomTest {
     }
 
     @Test
-    void aStoreThatMayWriteOrAMasterIsLeftAlone() {
+    void aStoreThatMayWriteIsLeftAlone() {
         assertThat(decide(new Reading(false, false, 5 * MB, 116 * MB), LIMITS, 0)).isEqualTo(new Step.Keep());
-        assertThat(decide(new Reading(true, true, -1, 116 * MB), LIMITS, 0)).isEqualTo(new Step.Keep());
+        assertThat(decide(new Reading(true, false, 5 * MB, 116 * MB), LIMITS, 0)).isEqualTo(new Step.Keep());
+    }
+
+    /** Finding 8: a master over its limit could not even remove what its consumers took; the group served nobody. */
+    @Test
+    void aMasterOverItsLimitWithRoomOnItsVolumeGetsHeadroomLikeAReplica() {
+        assertThat(decide(new Reading(true, true, -547_071, 115 * MB), LIMITS, 0))
+                .isEqualTo(new Step.Grant(190 * MB, 30 * MB));
     }
 
     @Test
@@ -55,8 +62,9 @@ class DiskLimitHeadroomTest {
     }
 
     @Test
-    void aNodeThatBecomesMasterGetsItsConfiguredLimitBack() {
-        assertThat(decide(new Reading(true, false, 10 * MB, 116 * MB), LIMITS, 30 * MB))
+    void aNodeThatBecomesMasterKeepsItsHeadroomUntilItIsBackUnderItsLimit() {
+        assertThat(decide(new Reading(true, false, 10 * MB, 116 * MB), LIMITS, 30 * MB)).isEqualTo(new Step.Keep());
+        assertThat(decide(new Reading(true, false, 41 * MB, 116 * MB), LIMITS, 30 * MB))
                 .isEqualTo(new Step.Restore(160 * MB));
     }
 

@@ -9,6 +9,11 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -72,6 +77,46 @@ class ReplicaOverMaxDiskTest {
         assertThat(reopened.linesWith("MST-1008")).isEmpty();
         assertThat(reopened.store.nodeState()).isEqualTo("REPLICA");
         assertThat(logSize(work.resolve("replica"))).isLessThan(Long.parseLong(maxDisk) - Long.parseLong(FREE_DISK));
+    }
+
+    /**
+     * Finding 8: a master that reached its {@code maxDisk} refused every write, its consumers' removals included, so
+     * nothing could ever free space (the soak's group served nobody for minutes with 115 MB free on the volume). It
+     * now gets headroom for removals only: publishes are refused until the cleaner has brought it back under.
+     */
+    @Test
+    void aMasterAtItsMaxDiskRefusesPublishesButNotRemovalsUntilItIsBackUnder() {
+        group = new HaGroup(work, "fullmaster");
+        Node master = group.start("alone", options().env("je.log.fileMax", LOG_FILE_MAX)
+                .env("je.freeDisk", FREE_DISK).element("maxDisk", "12000000")).awaitActive();
+        String body = "x".repeat(16 * 1024);
+        List<Long> published = new ArrayList<>();
+        Throwable refusal = null;
+        for (int i = 0; i < 2_000 && refusal == null; i++) {
+            Commit commit = master.publish("m" + i + body);
+            try {
+                commit.future().get(COMMIT_DEADLINE.toSeconds(), TimeUnit.SECONDS);
+                published.add(commit.id());
+            } catch (ExecutionException e) {
+                refusal = e.getCause();
+            } catch (InterruptedException | TimeoutException e) {
+                throw new AssertionError(e);
+            }
+        }
+        assertThat(refusal).as("JE's own limit refused a publish").isNotNull().hasMessageContaining("store disk full");
+
+        await().atMost(Duration.ofMinutes(1)).until(() -> !master.linesWith("MST-1013").isEmpty());
+        assertThat(master.linesWith("MST-1013").get(0)).contains("publishes are refused until then");
+        assertThat(master.publish("while over").future()).failsWithin(COMMIT_DEADLINE)
+                .withThrowableThat().withMessageContaining("only removals are written");
+        for (long id : published) {
+            assertThat(master.acknowledge(id)).succeedsWithin(COMMIT_DEADLINE);
+        }
+
+        await().atMost(Duration.ofMinutes(2)).until(() -> !master.linesWith("MST-1014").isEmpty());
+        assertThat(master.linesWith("MST-1014")).singleElement().asString()
+                .contains("publishes are accepted again");
+        assertThat(master.publish("after").future()).succeedsWithin(COMMIT_DEADLINE);
     }
 
     private static long logSize(Path store) throws IOException {
