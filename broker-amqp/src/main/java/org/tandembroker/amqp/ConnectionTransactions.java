@@ -3,10 +3,8 @@ package org.tandembroker.amqp;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import org.apache.qpid.proton.amqp.Binary;
 import org.tandembroker.core.txn.LocalTransaction;
 
@@ -33,10 +31,11 @@ final class ConnectionTransactions {
     private final Map<Binary, String> rollbackOnly = new HashMap<>();
     /** Transactional transfers received whose publish is not decided yet, by txn-id (absent: none). */
     private final Map<Binary, Integer> undecided = new HashMap<>();
-    /** Discharges received while their transaction still had undecided transfers, by txn-id. */
+    /**
+     * Discharges received while their transaction still had undecided transfers, by txn-id: such a transaction
+     * takes no more transfers and no second discharge. (A discharge that runs at once forgets its transaction.)
+     */
     private final Map<Binary, Runnable> waitingDischarges = new HashMap<>();
-    /** Transactions whose discharge was received (waiting or running): they take no more transfers. */
-    private final Set<Binary> discharging = new HashSet<>();
     private int lastId;
 
     Binary declare(LocalTransaction transaction) {
@@ -47,7 +46,7 @@ final class ConnectionTransactions {
 
     /** The open transaction of that id, or null when the id is unknown or its discharge was received. */
     LocalTransaction find(Binary id) {
-        return id == null || discharging.contains(id) ? null : open.get(id);
+        return id == null || waitingDischarges.containsKey(id) ? null : open.get(id);
     }
 
     /** A transfer of transaction {@code id} arrived; {@link #decided} must follow once its publish completes. */
@@ -77,7 +76,7 @@ final class ConnectionTransactions {
      * was received already.
      */
     boolean afterItsTransfers(Binary id, Runnable discharge) {
-        if (id != null && open.containsKey(id) && !discharging.add(id)) {
+        if (id != null && waitingDischarges.containsKey(id)) {
             return false;
         }
         if (id != null && undecided.containsKey(id)) {
@@ -90,11 +89,7 @@ final class ConnectionTransactions {
 
     /** Forgets the transaction (it is being committed or rolled back); null when the id is unknown. */
     LocalTransaction discharge(Binary id) {
-        if (id == null) {
-            return null;
-        }
-        discharging.remove(id);
-        return open.remove(id);
+        return id == null ? null : open.remove(id);
     }
 
     /** The transaction may no longer commit: its discharge rolls it back and says {@code reason}. */
@@ -116,7 +111,6 @@ final class ConnectionTransactions {
         rollbackOnly.clear();
         undecided.clear();
         waitingDischarges.clear();
-        discharging.clear();
         for (LocalTransaction transaction : left) {
             if (transaction.isOpen()) {
                 transaction.rollback();

@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import org.apache.qpid.proton.amqp.Binary;
 import org.junit.jupiter.api.Test;
-import java.util.concurrent.CompletableFuture;
 import org.tandembroker.core.txn.LocalTransaction;
 
 /**

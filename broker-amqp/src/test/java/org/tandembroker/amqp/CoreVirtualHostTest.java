@@ -3,6 +3,7 @@ package org.tandembroker.amqp;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -296,7 +297,7 @@ class CoreVirtualHostTest {
         message.setDurable(true);
         byte[] buffer = new byte[1024];
         int length = message.encode(buffer, 0, buffer.length);
-        Delivery delivery = sender.delivery(tag.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        Delivery delivery = sender.delivery(tag.getBytes(StandardCharsets.UTF_8));
         if (txnId != null) {
             TransactionalState state = new TransactionalState();
             state.setTxnId(txnId);

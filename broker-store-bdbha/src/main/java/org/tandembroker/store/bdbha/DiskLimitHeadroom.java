@@ -130,12 +130,10 @@ final class DiskLimitHeadroom {
     private final OperationalLog operationalLog;
     private final ScheduledExecutorService executor;
 
-    // ha-disk thread only.
+    // Written by the ha-disk thread only; granted is also read by committing threads (refusesNewData).
     private ReplicatedEnvironment grantedOn;
-    private long granted;
+    private volatile long granted;
     private boolean reportedNeedsOperator;
-    /** Written by the ha-disk thread, read by committing threads: headroom is granted, only removals may use it. */
-    private volatile boolean refusingNewData;
 
     DiskLimitHeadroom(String nodeName, String virtualHostName, Path storePath, Limits limits,
                       Supplier<Optional<ReplicatedEnvironment>> environment, OperationalLog operationalLog) {
@@ -155,7 +153,7 @@ final class DiskLimitHeadroom {
      * {@code maxDisk} and writes only within the headroom given to get it back under, which is for removals.
      */
     boolean refusesNewData() {
-        return refusingNewData;
+        return granted > 0;
     }
 
     /** The reason given to a refused commit. */
@@ -182,7 +180,6 @@ final class DiskLimitHeadroom {
             if (env != grantedOn) {
                 grantedOn = null;
                 granted = 0;
-                refusingNewData = false;
             }
             if (granted > 0 && !writesProhibited(env)) {
                 // JE wakes its cleaner by bytes written (a quarter of a log file), and a master that refuses
@@ -195,10 +192,9 @@ final class DiskLimitHeadroom {
             Reading reading = read(env);
             Step step = decide(reading, limits, granted);
             if (step instanceof Step.Grant grant) {
-                refusingNewData = true; // before JE lets anything write again
-                setMaxDisk(env, grant.maxDisk());
+                granted = grant.headroom(); // refuses new data before JE lets anything write again
                 grantedOn = env;
-                granted = grant.headroom();
+                setMaxDisk(env, grant.maxDisk());
                 reportedNeedsOperator = false;
                 operationalLog.log(LogCode.MST_1013, "node " + nodeName + " is over its maxDisk of "
                         + limits.maxDisk() + " bytes and cannot write, clean or "
@@ -209,7 +205,6 @@ final class DiskLimitHeadroom {
                         + " (available log size " + reading.availableLogSize() + " bytes)");
             } else if (step instanceof Step.Restore restore) {
                 setMaxDisk(env, restore.maxDisk());
-                refusingNewData = false;
                 operationalLog.log(LogCode.MST_1014, "node " + nodeName + " is back under its maxDisk of "
                         + restore.maxDisk() + " bytes: the limit is restored"
                         + (reading.master() ? " and publishes are accepted again" : ""));

@@ -47,49 +47,44 @@ final class PromptReplayExit {
     private PromptReplayExit() {
     }
 
-    /**
-     * Caps the replay poll of {@code environment}'s replica; returns whether the cap is in place (also when it was
-     * already).
-     */
-    static boolean install(ReplicatedEnvironment environment, String nodeName) {
+    /** Caps the replay poll of {@code environment}'s replica (nothing when it is capped already). */
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    static void install(ReplicatedEnvironment environment, String nodeName) {
         try {
             RepImpl repImpl = RepInternal.getRepImpl(environment);
             RepNode repNode = repImpl == null ? null : repImpl.getRepNode();
             Replica replica = repNode == null ? null : repNode.getReplica();
             if (replica == null) {
-                return false;
+                return;
             }
-            return install(replica);
+            Field field = replayQueueField();
+            Object queue = field.get(replica);
+            if (queue instanceof CappedPollQueue) {
+                return;
+            }
+            if (!(queue instanceof BlockingQueue<?> blocking)) {
+                throw new NoSuchFieldException(FIELD + " is a " + (queue == null ? "null" : queue.getClass().getName()));
+            }
+            field.set(replica, new CappedPollQueue(blocking, MAX_POLL_NANOS));
         } catch (ReflectiveOperationException | RuntimeException e) {
             if (!unavailableLogged) {
                 unavailableLogged = true;
                 LOG.info("Node {}: cannot shorten JE's replay poll ({}): a replica whose master fails waits up to"
                         + " 1 s more before its election", nodeName, e.toString());
             }
-            return false;
         }
     }
 
     /** Whether {@code environment}'s replica has its replay poll capped (for tests and diagnostics). */
     static boolean installed(ReplicatedEnvironment environment) throws ReflectiveOperationException {
-        Field field = Replica.class.getDeclaredField(FIELD);
-        field.setAccessible(true);
-        return field.get(RepInternal.getRepImpl(environment).getRepNode().getReplica()) instanceof CappedPollQueue;
+        return replayQueueField().get(RepInternal.getRepImpl(environment).getRepNode().getReplica())
+                instanceof CappedPollQueue;
     }
 
-    @SuppressWarnings({"unchecked", "rawtypes"})
-    private static boolean install(Replica replica) throws ReflectiveOperationException {
+    private static Field replayQueueField() throws NoSuchFieldException {
         Field field = Replica.class.getDeclaredField(FIELD);
         field.setAccessible(true);
-        Object queue = field.get(replica);
-        if (queue instanceof CappedPollQueue) {
-            return true;
-        }
-        if (!(queue instanceof BlockingQueue<?> blocking)) {
-            throw new NoSuchFieldException(FIELD + " is a " + (queue == null ? "null" : queue.getClass().getName()));
-        }
-        field.set(replica, new CappedPollQueue(blocking, MAX_POLL_NANOS));
-        return true;
+        return field;
     }
 
     /**
