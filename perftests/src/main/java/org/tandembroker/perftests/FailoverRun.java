@@ -100,14 +100,14 @@ public final class FailoverRun {
                     return FailoverResult.failed(cell, shortfall);
                 }
             }
-            awaitReplicasCaughtUp(cluster, master).ifPresent(notes::add);
+            awaitReplicasCaughtUp(cluster, master, SETTLE_LIMIT, progress).ifPresent(notes::add);
         }
         progress.println("node states before the kill: " + states(cluster));
 
         // The client is connected (to node 1, the master) before the kill, as an application's would be: its
         // failover transport reconnects by itself, and that reconnect is part of the time measured.
-        Clients failover = new Clients(boundedFailoverUri(cluster), cluster.user(), cluster.password(),
-                cell.bodySize(), 0);
+        Clients failover = new Clients(boundedFailoverUri(cluster.failoverUri(), drainTimeout), cluster.user(),
+                cluster.password(), cell.bodySize(), 0);
         Arrivals arrivals;
         Optional<Duration> designationCall = Optional.empty();
         long origin;
@@ -175,10 +175,14 @@ public final class FailoverRun {
         return null;
     }
 
-    /** Waits until every replica has applied the master's last transaction; a note when one had not in time. */
-    private Optional<String> awaitReplicasCaughtUp(HaCluster cluster, CatchUpProbe master) throws Exception {
+    /**
+     * Waits until every replica has applied the master's (node 1's) last transaction; a note when one had not within
+     * {@code limit}.
+     */
+    static Optional<String> awaitReplicasCaughtUp(HaCluster cluster, CatchUpProbe master, Duration limit,
+                                                  Progress progress) throws Exception {
         long target = master.ping(cluster.nodeName(0)).txnEndVlsn();
-        long deadline = System.nanoTime() + SETTLE_LIMIT.toNanos();
+        long deadline = System.nanoTime() + limit.toNanos();
         for (int i = 1; i < cluster.size(); i++) {
             String replica = cluster.nodeName(i);
             while (true) {
@@ -275,12 +279,12 @@ public final class FailoverRun {
     }
 
     /**
-     * The group's failover URL, with the client's requests (opening a session or consumer, a send) bounded by the
-     * drain timeout, so that a group that never gets a master again ends the cell instead of hanging it.
+     * A failover URL (with options already) with the client's requests (opening a session or consumer, a send)
+     * bounded by the drain timeout, so that a group that never gets a master again ends the cell instead of hanging it.
      */
-    private String boundedFailoverUri(HaCluster cluster) {
+    static String boundedFailoverUri(String failoverUri, Duration drainTimeout) {
         long millis = drainTimeout.toMillis();
-        return cluster.failoverUri() + "&failover.startupMaxReconnectAttempts=" + Math.max(100, millis / 20)
+        return failoverUri + "&failover.startupMaxReconnectAttempts=" + Math.max(100, millis / 20)
                 + "&jms.requestTimeout=" + millis + "&jms.sendTimeout=" + millis;
     }
 

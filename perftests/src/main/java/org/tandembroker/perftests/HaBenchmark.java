@@ -42,7 +42,11 @@ import picocli.CommandLine.Spec;
  * {@link FailoverTopology} of {@code --topologies}: from the kill to the first message consumed on the survivor and
  * the longest gap between confirmed sends ({@link FailoverUnderLoadRun}); {@code failover-load.md} and
  * {@code .csv};</li>
- * <li>{@code catchup}: how fast a replica that was down catches up with the master ({@link CatchUpRun}).</li>
+ * <li>{@code catchup}: how fast a replica that was down catches up with the master ({@link CatchUpRun});</li>
+ * <li>{@code backlog}: a Tandem two-node group and the Artemis replicated pair, alternating, each filled with a
+ * backlog by {@code --producers} publishers, then {@code kill -9} of the master and the backlog drained on the
+ * survivor by {@code --consumers} consumers ({@link BacklogRun}); {@code backlog.md} and {@code .csv} with the fill
+ * and drain rates, Tandem / peer, and issue 13's targets.</li>
  * </ul>
  * Every run writes a results folder with the machine's description ({@code machine.md}).
  *
@@ -50,7 +54,7 @@ import picocli.CommandLine.Spec;
  * have their own.
  */
 @Command(name = "ha", mixinStandardHelpOptions = true, sortOptions = false,
-        description = "Replicated store benchmarks: throughput, roundtrip, failover, failover-load, catchup.")
+        description = "Replicated store benchmarks: throughput, roundtrip, failover, failover-load, catchup, backlog.")
 public final class HaBenchmark implements Callable<Integer> {
     private static final String HA_DEFAULT = "NO_SYNC,NO_SYNC,SIMPLE_MAJORITY";
     private static final String HA_SYNC = "SYNC,SYNC,ALL";
@@ -64,6 +68,9 @@ public final class HaBenchmark implements Callable<Integer> {
             "failover.maxReconnectDelay=250&failover.nested.amqp.saslMechanisms=PLAIN";
     private static final List<String> SETUPS = List.of("ha-default", "ha-sync", "standalone", "artemis",
             "artemis-pair");
+    private static final List<String> BACKLOG_SETUPS = List.of("ha-default", "artemis-pair");
+    /** Issue 13's drain target: a 500,000 x 2 KiB backlog drains at this rate on a new master (8 consumers). */
+    static final double DRAIN_TARGET_PER_SECOND = 15_000;
     static final Duration ROUND_TRIP_TARGET = Duration.ofMillis(1);
 
     @Spec
@@ -83,10 +90,10 @@ public final class HaBenchmark implements Callable<Integer> {
     @Option(names = "--pairs", split = ",", defaultValue = "16,64")
     private List<Integer> pairs;
 
-    @Option(names = "--setups", split = ",", defaultValue = "ha-default,ha-sync,standalone,artemis,artemis-pair",
+    @Option(names = "--setups", split = ",",
             description = "throughput and roundtrip: ha-default, ha-sync, standalone, and the peers artemis (Artemis"
-                    + " 2.50 standalone) and artemis-pair (Artemis replicated primary/backup) (default:"
-                    + " ${DEFAULT-VALUE})")
+                    + " 2.50 standalone) and artemis-pair (Artemis replicated primary/backup) (default: all five);"
+                    + " backlog: ha-default and artemis-pair (default: both)")
     private List<String> setups;
 
     @Option(names = "--round-trips", defaultValue = "5000")
@@ -120,11 +127,22 @@ public final class HaBenchmark implements Callable<Integer> {
     private List<String> topologies;
 
     @Option(names = "--producers", paramLabel = "N", defaultValue = "32",
-            description = "failover-load: producers sending during the kill (default: ${DEFAULT-VALUE})")
+            description = "failover-load: producers sending during the kill; backlog: producers filling the backlog"
+                    + " (default: ${DEFAULT-VALUE})")
     private int producers;
 
+    @Option(names = "--consumers", paramLabel = "N", defaultValue = "8",
+            description = "backlog: consumers draining the backlog after the failover (default: ${DEFAULT-VALUE})")
+    private int consumers;
+
+    @Option(names = "--in-flight", paramLabel = "N", defaultValue = "1",
+            description = "backlog: unconfirmed sends per producer while filling; 1 is a synchronous send"
+                    + " (default: ${DEFAULT-VALUE})")
+    private int inFlight;
+
     @Option(names = "--runs", paramLabel = "N", defaultValue = "1",
-            description = "failover-load: runs per topology, each on a fresh group (default: ${DEFAULT-VALUE})")
+            description = "failover-load: runs per topology, each on a fresh group; backlog: rounds, each running"
+                    + " every set-up once on a fresh group (default: ${DEFAULT-VALUE})")
     private int runs;
 
     @Option(names = "--before-kill", converter = DurationConverter.class, paramLabel = "DURATION",
@@ -141,9 +159,10 @@ public final class HaBenchmark implements Callable<Integer> {
                     + " (default: ${DEFAULT-VALUE}, docs/operations.md section 2)")
     private String urlOptions;
 
-    @Option(names = "--backlog", paramLabel = "N", defaultValue = "100000",
-            description = "catchup: messages published while the replica is down (default: ${DEFAULT-VALUE})")
-    private long backlog;
+    @Option(names = "--backlog", paramLabel = "N",
+            description = "catchup: messages published while the replica is down (default: 100000); backlog: the"
+                    + " backlog queued before the kill (default: 500000)")
+    private Long backlog;
 
     @Option(names = "--replica-stop", paramLabel = "term|kill", defaultValue = "term",
             description = "catchup: stop the replica with SIGTERM (term) or kill -9 (kill) (default: ${DEFAULT-VALUE})")
@@ -179,12 +198,13 @@ public final class HaBenchmark implements Callable<Integer> {
     private final StringBuilder document = new StringBuilder();
     private final List<FailoverResult> failoverResults = new ArrayList<>();
     private final List<FailoverUnderLoadResult> failoverLoadResults = new ArrayList<>();
+    private final List<BacklogResult> backlogResults = new ArrayList<>();
     private CatchUpResult catchUpResult;
 
     /** What a run produced, for tests: the results folder and the failover or catch-up results. */
     public record Report(Path resultsFolder, List<FailoverResult> failover,
                          List<FailoverUnderLoadResult> failoverUnderLoad, Optional<CatchUpResult> catchUp,
-                         boolean ok) {
+                         List<BacklogResult> backlog, boolean ok) {
     }
 
     public static void main(String[] args) {
@@ -197,7 +217,8 @@ public final class HaBenchmark implements Callable<Integer> {
         new CommandLine(benchmark).parseArgs(args);
         boolean ok = benchmark.runMode();
         return new Report(benchmark.results, List.copyOf(benchmark.failoverResults),
-                List.copyOf(benchmark.failoverLoadResults), Optional.ofNullable(benchmark.catchUpResult), ok);
+                List.copyOf(benchmark.failoverLoadResults), Optional.ofNullable(benchmark.catchUpResult),
+                List.copyOf(benchmark.backlogResults), ok);
     }
 
     @Override
@@ -210,9 +231,13 @@ public final class HaBenchmark implements Callable<Integer> {
     }
 
     private boolean runMode() throws Exception {
-        if (!List.of("throughput", "roundtrip", "failover", "failover-load", "catchup").contains(mode)) {
+        if (!List.of("throughput", "roundtrip", "failover", "failover-load", "catchup", "backlog").contains(mode)) {
             throw new CommandLine.ParameterException(spec.commandLine(), "unknown mode " + mode
-                    + "; modes: throughput, roundtrip, failover, failover-load, catchup");
+                    + "; modes: throughput, roundtrip, failover, failover-load, catchup, backlog");
+        }
+        List<String> allowed = mode.equals("backlog") ? BACKLOG_SETUPS : SETUPS;
+        if (setups == null) {
+            setups = allowed;
         }
         List<FailoverTopology> shapes = new ArrayList<>();
         for (String topology : topologies) {
@@ -227,11 +252,12 @@ public final class HaBenchmark implements Callable<Integer> {
         }
         FailoverPlan plan = mode.equals("failover") ? plan() : null;
         for (String setup : setups) {
-            if (!SETUPS.contains(setup)) {
+            if (!allowed.contains(setup)) {
                 throw new CommandLine.ParameterException(spec.commandLine(), "unknown setup " + setup
-                        + "; setups: " + String.join(", ", SETUPS));
+                        + (mode.equals("backlog") ? " for backlog" : "") + "; setups: " + String.join(", ", allowed));
             }
         }
+        BacklogRun.Load backlogLoad = mode.equals("backlog") ? backlogLoad() : null;
         results = ResultsFolder.create(resultsBase, "ha-" + mode);
         Files.createDirectories(temp);
         Machine machine = Machine.describe(temp);
@@ -241,6 +267,7 @@ public final class HaBenchmark implements Callable<Integer> {
             case "roundtrip" -> roundTrip();
             case "failover" -> failover(plan);
             case "failover-load" -> failoverUnderLoad(shapes);
+            case "backlog" -> backlog(backlogLoad);
             default -> catchUp();
         };
         if (mode.equals("throughput") || mode.equals("roundtrip")) {
@@ -694,6 +721,125 @@ public final class HaBenchmark implements Callable<Integer> {
         return text.toString();
     }
 
+    // ---------------------------------------------------------------- backlog
+
+    private BacklogRun.Load backlogLoad() {
+        try {
+            return new BacklogRun.Load(backlog == null ? 500_000 : backlog, bodySize(2048), producers, inFlight,
+                    consumers);
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+        }
+    }
+
+    private boolean backlog(BacklogRun.Load load) throws Exception {
+        Progress progress = Progress.console();
+        BacklogRun run = new BacklogRun(lib, brokerJvmOptions, temp, results, drainTimeout, progress);
+        for (int round = 1; round <= runs; round++) {
+            for (String setup : setups) {
+                backlogResults.add(run.run(setup, load, round));
+                Files.writeString(results.resolve("backlog.md"), backlogDocument(load, backlogResults));
+                backlogTable(backlogResults, false).writeCsv(results.resolve("backlog.csv"));
+            }
+        }
+        document.append(Files.readString(results.resolve("backlog.md")));
+        return backlogResults.stream().allMatch(BacklogResult::lossless);
+    }
+
+    /** {@code backlog.md}: the method, every run, the best of each set-up, Tandem / peer and the targets. */
+    static String backlogDocument(BacklogRun.Load load, List<BacklogResult> results) {
+        StringBuilder text = new StringBuilder("# A backlog filled, then drained after a failover\n\n");
+        text.append(String.format(Locale.ROOT, "Each run on a fresh group: %d producers (each on its own connection to"
+                + " the master, %s) queue %,d persistent messages of %s; once the replica holds them, %d consumers"
+                + " connect through the failover URL, then `kill -9` of the master. Tandem (two nodes, %s,"
+                + " coalescingSync true): node-2 is designated primary over JMX right after the kill, and the times"
+                + " run from the designation. Artemis (replicated primary/backup): the backup takes over by itself,"
+                + " and the times run from the kill. The consumers (AUTO_ACKNOWLEDGE, Qpid JMS's default prefetch)"
+                + " then receive until every confirmed message arrived. *fill msg/s*: confirmed sends over the time"
+                + " from the first send to the last confirmation; *drain msg/s*: messages received over the time from"
+                + " the first to the last. The set-ups alternate within each round.%n%n", load.producers(),
+                load.inFlight() == 1 ? "synchronous sends" : "at most " + load.inFlight() + " sends unconfirmed",
+                load.depth(), ByteSizeConverter.format(load.bodySize()), load.consumers(), FailoverRun.DURABILITY));
+        text.append(backlogTable(results, true).markdown()).append('\n');
+        Optional<BacklogResult> tandemFill = best(results, "ha-default", BacklogResult::fillPerSecond);
+        Optional<BacklogResult> peerFill = best(results, "artemis-pair", BacklogResult::fillPerSecond);
+        Optional<BacklogResult> tandemDrain = best(results, "ha-default", BacklogResult::drainPerSecond);
+        Optional<BacklogResult> peerDrain = best(results, "artemis-pair", BacklogResult::drainPerSecond);
+        text.append("Best of the runs (every confirmed message arrived in the runs counted):\n\n");
+        Table best = new Table(List.of("", "Tandem two-node default", PeerCluster.PRODUCT + " pair", "Tandem / peer"));
+        best.add(List.of("fill msg/s", rate(tandemFill.map(BacklogResult::fillPerSecond)),
+                rate(peerFill.map(BacklogResult::fillPerSecond)),
+                ratio(tandemFill.map(BacklogResult::fillPerSecond), peerFill.map(BacklogResult::fillPerSecond))));
+        best.add(List.of("drain msg/s after the failover", rate(tandemDrain.map(BacklogResult::drainPerSecond)),
+                rate(peerDrain.map(BacklogResult::drainPerSecond)),
+                ratio(tandemDrain.map(BacklogResult::drainPerSecond), peerDrain.map(BacklogResult::drainPerSecond))));
+        text.append(best.markdown()).append('\n');
+        boolean targetLoad = load.depth() == 500_000 && load.bodySize() == 2048 && load.consumers() == 8
+                && load.producers() == 32;
+        text.append("Targets (issue 13)").append(targetLoad ? "" : ", for 500,000 x 2 KiB, 32 producers and 8"
+                + " consumers; this run's load differs, so the verdicts are indicative only").append(":\n\n");
+        text.append("- drain after the failover ≥ ").append(grouped(DRAIN_TARGET_PER_SECOND)).append(" msg/s: ")
+                .append(tandemDrain.map(r -> verdict(r.drainPerSecond() >= DRAIN_TARGET_PER_SECOND)
+                        + " (" + grouped(r.drainPerSecond()) + ")").orElse("not measured")).append('\n');
+        text.append("- fill ≥ the peer pair's: ").append(tandemFill.isPresent() && peerFill.isPresent()
+                ? verdict(tandemFill.get().fillPerSecond() >= peerFill.get().fillPerSecond()) + " ("
+                        + ratio(tandemFill.map(BacklogResult::fillPerSecond), peerFill.map(BacklogResult::fillPerSecond))
+                        + ")"
+                : "not measured (a set-up is missing or lost messages)").append('\n');
+        return text.toString();
+    }
+
+    private static Table backlogTable(List<BacklogResult> results, boolean forPeople) {
+        Table table = new Table(forPeople
+                ? List.of("set-up", "run", "fill", "fill msg/s", "to first message", "to drained", "drain msg/s",
+                        "recovered", "duplicates", "note")
+                : List.of("setup", "run", "status", "fill_s", "fill_per_s", "to_first_s", "to_drained_s",
+                        "drain_per_s", "confirmed", "recovered", "duplicates", "settings", "note"));
+        for (BacklogResult r : results) {
+            if (forPeople) {
+                table.add(List.of(r.measured() ? r.settings() : r.setup(), Integer.toString(r.run()),
+                        r.measured() ? FailoverReport.seconds(r.fill()) : "-",
+                        r.measured() ? grouped(r.fillPerSecond()) : "-",
+                        r.toFirst().map(FailoverReport::seconds).orElse("-"),
+                        r.toDrained().map(FailoverReport::seconds).orElse("-"),
+                        r.drainPerSecond() > 0 ? grouped(r.drainPerSecond()) : "-",
+                        r.measured() ? String.format(Locale.ROOT, "%,d of %,d", r.recovered(), r.confirmed()) : "-",
+                        r.measured() ? String.format(Locale.ROOT, "%,d", r.duplicates()) : "-",
+                        r.failure().map(f -> "failed: " + f).orElse(r.note())));
+            } else {
+                table.add(List.of(r.setup(), Integer.toString(r.run()), r.measured() ? "measured" : "failed",
+                        String.format(Locale.ROOT, "%.3f", r.fill().toNanos() / 1e9),
+                        String.format(Locale.ROOT, "%.0f", r.fillPerSecond()),
+                        r.toFirst().map(d -> String.format(Locale.ROOT, "%.3f", d.toNanos() / 1e9)).orElse(""),
+                        r.toDrained().map(d -> String.format(Locale.ROOT, "%.3f", d.toNanos() / 1e9)).orElse(""),
+                        String.format(Locale.ROOT, "%.0f", r.drainPerSecond()), Long.toString(r.confirmed()),
+                        Long.toString(r.recovered()), Long.toString(r.duplicates()), r.settings(),
+                        r.failure().orElse(r.note())));
+            }
+        }
+        return table;
+    }
+
+    /** The lossless run of {@code setup} with the highest {@code figure}. */
+    private static Optional<BacklogResult> best(List<BacklogResult> results, String setup,
+                                                java.util.function.ToDoubleFunction<BacklogResult> figure) {
+        return results.stream().filter(r -> r.setup().equals(setup) && r.lossless())
+                .max(java.util.Comparator.comparingDouble(figure));
+    }
+
+    private static String rate(Optional<Double> perSecond) {
+        return perSecond.filter(v -> v > 0).map(HaBenchmark::grouped).orElse("-");
+    }
+
+    private static String ratio(Optional<Double> tandem, Optional<Double> peer) {
+        return tandem.isPresent() && peer.isPresent() && peer.get() > 0
+                ? String.format(Locale.ROOT, "%.2fx", tandem.get() / peer.get()) : "-";
+    }
+
+    private static String verdict(boolean met) {
+        return met ? "met" : "**missed**";
+    }
+
     // ---------------------------------------------------------------- catch-up
 
     private boolean catchUp() throws Exception {
@@ -701,6 +847,7 @@ public final class HaBenchmark implements Callable<Integer> {
             throw new CommandLine.ParameterException(spec.commandLine(), "--replica-stop is term or kill, not "
                     + replicaStop);
         }
+        long backlog = this.backlog == null ? 100_000 : this.backlog;
         if (backlog < 1) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--backlog must be at least 1");
         }

@@ -113,7 +113,9 @@ public final class PeerCluster implements AutoCloseable {
 
     /**
      * The URI the benchmark clients use: the standalone server's, or for the pair a Qpid JMS
-     * {@code failover:(primary,backup)} URI with a short constant reconnect delay, bounded.
+     * {@code failover:(primary,backup)} URI with a short constant reconnect delay, bounded. The client keeps its own
+     * list of servers: Artemis announces its cluster's servers in the AMQP open frame, by their replication (core
+     * protocol) connectors, and a client that took them over would reconnect to a port that speaks no AMQP.
      */
     public String clientUri() {
         if (processes.size() == 1) {
@@ -121,7 +123,8 @@ public final class PeerCluster implements AutoCloseable {
         }
         return "failover:(" + String.join(",", processes.stream().map(BrokerProcess::uri).toList())
                 + ")?failover.reconnectDelay=50&failover.useReconnectBackOff=false"
-                + "&failover.maxReconnectAttempts=600&failover.warnAfterReconnectAttempts=0";
+                + "&failover.maxReconnectAttempts=600&failover.warnAfterReconnectAttempts=0"
+                + "&failover.amqpOpenServerListAction=IGNORE";
     }
 
     /**

@@ -94,4 +94,35 @@ class HaBenchmarkSmokeIT {
         assertThat(csv.get(1)).startsWith("300,2048,SIGTERM,");
         assertThat(Files.readString(folder.resolve("catchup.md"))).contains("# Replica catch-up", "300 of 300");
     }
+
+    @Test
+    @Timeout(300)
+    void aBacklogIsFilledAndDrainedAfterTheFailoverOnTandemAndOnThePeerPair() throws Exception {
+        HaBenchmark.Report report = HaBenchmark.run(args(List.of("backlog", "--backlog", "300", "--producers", "3",
+                "--consumers", "2", "--in-flight", "10", "--drain-timeout", "90s", "--results", resultsBase())));
+
+        assertThat(report.backlog()).extracting(BacklogResult::setup).containsExactly("ha-default", "artemis-pair");
+        for (BacklogResult r : report.backlog()) {
+            assertThat(r.failure()).as("%s: %s", r.setup(), r.failure()).isEmpty();
+            assertThat(r.confirmed()).as("%s: confirmed sends", r.setup()).isEqualTo(300);
+            assertThat(r.recovered()).as("%s: confirmed messages consumed after the failover", r.setup())
+                    .isEqualTo(300);
+            assertThat(r.toFirst()).as("%s: first message", r.setup()).isPresent();
+            assertThat(r.toDrained()).as("%s: drained", r.setup()).isPresent();
+            assertThat(r.fillPerSecond()).isPositive();
+            assertThat(r.drainPerSecond()).isPositive();
+        }
+        assertThat(report.ok()).isTrue();
+
+        Path folder = report.resultsFolder();
+        List<String> csv = Files.readAllLines(folder.resolve("backlog.csv"));
+        assertThat(csv).hasSize(3);
+        assertThat(csv.get(0)).startsWith("setup,run,status,fill_s,fill_per_s");
+        assertThat(csv.get(1)).startsWith("ha-default,1,measured,");
+        assertThat(csv.get(2)).startsWith("artemis-pair,1,measured,");
+        assertThat(Files.readString(folder.resolve("backlog.md"))).contains("# A backlog filled", "300 of 300",
+                "Tandem / peer", "verdicts are indicative only");
+        assertThat(folder.resolve("backlog-ha-default-1-node-2.log")).content()
+                .contains("HA-1001 : Role changed : default : node node-2 is now MASTER");
+    }
 }
