@@ -632,6 +632,12 @@ public final class MatrixBenchmark implements Callable<Integer> {
         text.append("## Messages per second\n\n").append(tables.messagesPerSecond().markdown()).append('\n');
         text.append("## Latency p50 / p99 (ms)\n\nEnd to end, from the send call to the consumer's receive, over"
                 + " the messages consumed in the window.\n\n").append(tables.latency().markdown()).append('\n');
+        text.append("## CPU per message (µs): broker / replicas / clients / rest of the machine\n\nCPU time in the"
+                + " window per message consumed in it. Broker: the master (for a peer, its active server); replicas:"
+                + " their CPU over the whole run (warm-up, window, drain) over the window's rate, so an upper bound;"
+                + " clients: this benchmark's JVM (every producer and consumer); the rest: everything else the"
+                + " machine ran (kernel threads, other processes).\n\n").append(tables.cpuPerMessage().markdown())
+                .append('\n');
         text.append("## Per run\n\n").append(tables.details().markdown()).append('\n');
         text.append(fsyncs.available()
                 ? "fsyncs/msg: fsync + fdatasync calls of the master process in the window (perf stat) per message"

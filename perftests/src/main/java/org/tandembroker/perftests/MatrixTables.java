@@ -148,6 +148,31 @@ public final class MatrixTables {
                 + ThroughputBenchmark.millis(run.result().latencyMicros(), 99));
     }
 
+    /**
+     * CPU time per message consumed in the window, in microseconds: the broker (the master; for a peer, its active
+     * server), the replicas (their CPU over the whole run spread over the window's rate, so an upper bound), the
+     * clients, and the rest of the machine. Where a message's CPU goes in each set-up, so that the next change
+     * aims at the largest part.
+     */
+    public Table cpuPerMessage() {
+        return perN(run -> {
+            PairedLoad.Result r = run.result();
+            double perSecond = r.consumedPerSecond();
+            if (perSecond <= 0) {
+                return "-";
+            }
+            MatrixConfiguration c = run.configuration();
+            return (c.external() ? "-" : micros(r.brokerCpuPercent(), perSecond)) + " / "
+                    + (c.replicated() ? micros(run.replicaCpuPercent(), perSecond) : "-") + " / "
+                    + micros(r.clientCpuPercent(), perSecond) + " / " + micros(r.otherCpuPercent(), perSecond);
+        });
+    }
+
+    /** Microseconds of CPU per message from a CPU share (% of one core) and a rate. */
+    static String micros(double cpuPercent, double messagesPerSecond) {
+        return String.format(Locale.ROOT, "%.0f", cpuPercent / 100 * 1e6 / messagesPerSecond);
+    }
+
     /** One row per run with everything measured (failed runs show their reason). */
     public Table details() {
         Table table = new Table(List.of("configuration", "N", "msg/s", "KB/s", "p50 ms", "p99 ms", "fsyncs/msg",

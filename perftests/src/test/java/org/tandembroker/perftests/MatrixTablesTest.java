@@ -132,6 +132,22 @@ class MatrixTablesTest {
                 + " configurations)");
     }
 
+    @Test
+    void cpuPerMessageDividesEachPartsShareOfACoreByTheRateAndLeavesOutWhatTheSetUpHasNot() {
+        Histogram latency = new Histogram(3);
+        latency.recordValue(1500);
+        // 1,000 msg/s over 10 s; the broker used 5 s of CPU (50 % of a core), the clients 8 s, the rest 1 s.
+        PairedLoad.Result measured = new PairedLoad.Result(16, 1024, Duration.ofSeconds(10), 10_000, 10_000, latency,
+                Duration.ofSeconds(5), Duration.ofSeconds(8), Duration.ofSeconds(1),
+                PairedLoad.FsyncCount.unavailable("test"), new DeliveryLedger.Check(10_000, 10_000, 0, 0, 0), true,
+                List.of());
+        List<MatrixRun> runs = List.of(new MatrixRun(DEFAULT, 16, measured, 25, null),
+                new MatrixRun(NON_HA, 16, measured, 0, null));
+        Table table = new MatrixTables(List.of(DEFAULT, NON_HA), List.of(16), runs).cpuPerMessage();
+
+        assertThat(table.rows()).containsExactly(List.of("5 (16/16)", "500 / 250 / 800 / 100", "500 / - / 800 / 100"));
+    }
+
     /** A successful run of {@code kbPerSecond} with 1 KB bodies over a 10 s window. */
     private static MatrixRun run(MatrixConfiguration configuration, int n, long kbPerSecond) {
         long messages = kbPerSecond * 10;
