@@ -636,7 +636,8 @@ public final class MatrixBenchmark implements Callable<Integer> {
                 + " window per message consumed in it. Broker: the master (for a peer, its active server); replicas:"
                 + " their CPU over the whole run (warm-up, window, drain) over the window's rate, so an upper bound;"
                 + " clients: this benchmark's JVM (every producer and consumer); the rest: everything else the"
-                + " machine ran (kernel threads, other processes).\n\n").append(tables.cpuPerMessage().markdown())
+                + " machine ran in the window (kernel threads, other processes, and the replicas again: their window"
+                + " share is in both columns).\n\n").append(tables.cpuPerMessage().markdown())
                 .append('\n');
         text.append("## Per run\n\n").append(tables.details().markdown()).append('\n');
         text.append(fsyncs.available()

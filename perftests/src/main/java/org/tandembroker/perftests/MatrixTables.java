@@ -151,8 +151,8 @@ public final class MatrixTables {
     /**
      * CPU time per message consumed in the window, in microseconds: the broker (the master; for a peer, its active
      * server), the replicas (their CPU over the whole run spread over the window's rate, so an upper bound), the
-     * clients, and the rest of the machine. Where a message's CPU goes in each set-up, so that the next change
-     * aims at the largest part.
+     * clients, and the rest of the machine in the window (the replicas' window share included again). Where a
+     * message's CPU goes in each set-up, so that the next change aims at the largest part.
      */
     public Table cpuPerMessage() {
         return perN(run -> {
