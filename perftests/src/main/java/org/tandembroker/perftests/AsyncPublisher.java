@@ -7,7 +7,12 @@ import jakarta.jms.JMSException;
 import jakarta.jms.Message;
 import jakarta.jms.MessageProducer;
 import jakarta.jms.Session;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
 import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
@@ -44,6 +49,44 @@ public final class AsyncPublisher implements Runnable {
         this.failed = failed;
         this.errors = errors;
         this.window = new Semaphore(inFlight);
+    }
+
+    /**
+     * Queues {@code depth} messages on {@code queueName} with {@code producers} publishers, each on its own thread
+     * and connection with at most {@code inFlight} unconfirmed sends, and waits for them, showing progress. Returns
+     * empty when every send was confirmed (in {@code ledger} too), else what went wrong.
+     */
+    static Optional<String> fillQueue(Clients clients, String queueName, int producers, long depth, int inFlight,
+                                      DeliveryLedger ledger, Progress progress) throws InterruptedException {
+        LongAdder confirmed = new LongAdder();
+        LongAdder failed = new LongAdder();
+        ConcurrentLinkedQueue<String> errors = new ConcurrentLinkedQueue<>();
+        List<Thread> threads = new ArrayList<>();
+        for (int i = 0; i < producers; i++) {
+            long count = depth / producers + (i < depth % producers ? 1 : 0);
+            Thread t = new Thread(new AsyncPublisher(clients, queueName, i, count, inFlight, ledger, confirmed, failed,
+                    errors), "perf-publisher-" + i);
+            t.start();
+            threads.add(t);
+        }
+        long started = System.nanoTime();
+        for (Thread t : threads) {
+            while (t.isAlive()) {
+                double seconds = (System.nanoTime() - started) / 1e9;
+                progress.update(String.format(Locale.ROOT, "queueing: %,d of %,d confirmed (%,.0f msg/s)",
+                        confirmed.sum(), depth, confirmed.sum() / Math.max(seconds, 1e-3)));
+                t.join(500);
+            }
+        }
+        double seconds = (System.nanoTime() - started) / 1e9;
+        progress.println(String.format(Locale.ROOT, "queued %,d confirmed, %,d failed in %.1f s (%,.0f msg/s)%s",
+                confirmed.sum(), failed.sum(), seconds, confirmed.sum() / Math.max(seconds, 1e-3),
+                errors.isEmpty() ? "" : "; errors " + errors));
+        if (confirmed.sum() != depth || ledger.confirmedCount() != depth) {
+            return Optional.of(String.format(Locale.ROOT, "only %,d of %,d sends confirmed (%,d failed)%s",
+                    confirmed.sum(), depth, failed.sum(), errors.isEmpty() ? "" : ": " + errors.peek()));
+        }
+        return Optional.empty();
     }
 
     @Override

@@ -14,7 +14,6 @@ import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Issue 13's backlog benchmark, one run of one replicated set-up: a fresh Tandem two-node group (HA default
@@ -187,34 +186,8 @@ public final class BacklogRun {
 
     /** Queues the backlog; empty when every send was confirmed, else what went wrong. */
     private Optional<String> fill(Clients clients, Load load, DeliveryLedger ledger) throws InterruptedException {
-        LongAdder confirmed = new LongAdder();
-        LongAdder failed = new LongAdder();
-        ConcurrentLinkedQueue<String> errors = new ConcurrentLinkedQueue<>();
-        List<Thread> threads = new ArrayList<>();
-        for (int i = 0; i < load.producers(); i++) {
-            long count = load.depth() / load.producers() + (i < load.depth() % load.producers() ? 1 : 0);
-            Thread t = new Thread(new AsyncPublisher(clients, QUEUE, i, count, load.inFlight(), ledger, confirmed,
-                    failed, errors), "perf-publisher-" + i);
-            t.start();
-            threads.add(t);
-        }
-        long started = System.nanoTime();
-        for (Thread t : threads) {
-            while (t.isAlive()) {
-                double seconds = (System.nanoTime() - started) / 1e9;
-                progress.update(String.format(Locale.ROOT, "queueing: %,d of %,d confirmed (%,.0f msg/s)",
-                        confirmed.sum(), load.depth(), confirmed.sum() / Math.max(seconds, 1e-3)));
-                t.join(500);
-            }
-        }
-        progress.println(String.format(Locale.ROOT, "queued %,d confirmed, %,d failed in %.1f s (%,.0f msg/s)%s",
-                confirmed.sum(), failed.sum(), (System.nanoTime() - started) / 1e9,
-                confirmed.sum() / ((System.nanoTime() - started) / 1e9), errors.isEmpty() ? "" : "; errors " + errors));
-        if (confirmed.sum() != load.depth() || ledger.confirmedCount() != load.depth()) {
-            return Optional.of(String.format(Locale.ROOT, "only %,d of %,d sends confirmed (%,d failed)%s",
-                    confirmed.sum(), load.depth(), failed.sum(), errors.isEmpty() ? "" : ": " + errors.peek()));
-        }
-        return Optional.empty();
+        return AsyncPublisher.fillQueue(clients, QUEUE, load.producers(), load.depth(), load.inFlight(), ledger,
+                progress);
     }
 
     /**

@@ -14,8 +14,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Measures one cell of the failover matrix on a fresh group of {@code bdb-ha} brokers ({@link HaCluster}, HA
@@ -145,34 +143,8 @@ public final class FailoverRun {
     private String fill(HaCluster cluster, FailoverCell cell, DeliveryLedger ledger) throws InterruptedException {
         Clients direct = new Clients(cluster.node(0).uri(), cluster.user(), cluster.password(), cell.bodySize(), 0);
         int inFlight = (int) Math.max(8, Math.min(500, (64L << 20) / cell.bodySize()));
-        LongAdder confirmed = new LongAdder();
-        LongAdder failed = new LongAdder();
-        ConcurrentLinkedQueue<String> errors = new ConcurrentLinkedQueue<>();
-        List<Thread> threads = new ArrayList<>();
-        for (int i = 0; i < PUBLISHERS; i++) {
-            long count = cell.depth() / PUBLISHERS + (i < cell.depth() % PUBLISHERS ? 1 : 0);
-            Thread t = new Thread(new AsyncPublisher(direct, QUEUE, i, count, inFlight, ledger, confirmed, failed,
-                    errors), "perf-publisher-" + i);
-            t.start();
-            threads.add(t);
-        }
-        long started = System.nanoTime();
-        for (Thread t : threads) {
-            while (t.isAlive()) {
-                double seconds = (System.nanoTime() - started) / 1e9;
-                progress.update(String.format(Locale.ROOT, "queueing: %,d of %,d confirmed (%,.0f msg/s)",
-                        confirmed.sum(), cell.depth(), confirmed.sum() / Math.max(seconds, 1e-3)));
-                t.join(500);
-            }
-        }
-        progress.println(String.format(Locale.ROOT, "queued %,d confirmed, %,d failed in %.1f s%s",
-                confirmed.sum(), failed.sum(), (System.nanoTime() - started) / 1e9,
-                errors.isEmpty() ? "" : "; errors " + errors));
-        if (confirmed.sum() != cell.depth() || ledger.confirmedCount() != cell.depth()) {
-            return String.format(Locale.ROOT, "only %,d of %,d sends confirmed (%,d failed)%s", confirmed.sum(),
-                    cell.depth(), failed.sum(), errors.isEmpty() ? "" : ": " + errors.peek());
-        }
-        return null;
+        return AsyncPublisher.fillQueue(direct, QUEUE, PUBLISHERS, cell.depth(), inFlight, ledger, progress)
+                .orElse(null);
     }
 
     /**

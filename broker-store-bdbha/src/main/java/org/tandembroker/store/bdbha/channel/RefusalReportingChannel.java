@@ -34,6 +34,11 @@ final class RefusalReportingChannel extends ForwardingDataChannel {
     private static final byte JE_AUTHENTICATE_RESPONSE = 6;
     /** JE's own message when the host verifier refused the peer (already reported by the verifier). */
     private static final String VERIFIER_REFUSED = "Server identity could not be verified";
+    /**
+     * What the JDK says when a peer ends a TLS 1.3 handshake with an unencrypted alert after the keys were agreed:
+     * a node shutting down or restarting in the middle of a handshake (seen in a rolling restart), not a refusal.
+     */
+    private static final String ABORTED_HANDSHAKE = "insufficient buffer remaining for aead cipher fragment";
 
     private final boolean client;
     private final boolean tls;
@@ -99,7 +104,7 @@ final class RefusalReportingChannel extends ForwardingDataChannel {
         if (answered) {
             return;
         }
-        String reason = reason(e);
+        String reason = refusalReason(e, tls, client);
         if (reason != null) {
             answered = true; // one report per connection
             refusals.refused(peer, reason);
@@ -108,15 +113,21 @@ final class RefusalReportingChannel extends ForwardingDataChannel {
         }
     }
 
-    /** Why the connection failed, in operators' words; null when it is not a refusal (a reset, a shutdown). */
-    private String reason(IOException e) {
+    /**
+     * Why a connection failed, in operators' words; null when it is not a refusal (a reset, a shutdown, a peer
+     * closing in the middle of the handshake).
+     *
+     * @param tls    whether the channel is TLS
+     * @param client whether this node opened the connection
+     */
+    static String refusalReason(IOException e, boolean tls, boolean client) {
         String messages = messages(e);
         String lower = messages.toLowerCase(Locale.ROOT);
         if (!tls) {
             return null;
         }
         if (messages.contains(VERIFIER_REFUSED) || lower.contains("close_notify")
-                || lower.contains("remote host terminated")) {
+                || lower.contains("remote host terminated") || lower.contains(ABORTED_HANDSHAKE)) {
             return null; // the verifier said why; a peer closing mid-handshake is counted, not reported at once
         }
         if (lower.contains("unsupported or unrecognized ssl message") || lower.contains("plaintext connection")) {
