@@ -52,12 +52,22 @@ public final class AsyncPublisher implements Runnable {
     }
 
     /**
+     * Sends in flight per publisher for bodies of {@code bodySize} bytes when a benchmark queues a backlog as fast as
+     * it can: up to 500, and at most 64 MiB of bodies.
+     */
+    static int inFlightFor(int bodySize) {
+        return (int) Math.max(8, Math.min(500, (64L << 20) / bodySize));
+    }
+
+    /**
      * Queues {@code depth} messages on {@code queueName} with {@code producers} publishers, each on its own thread
-     * and connection with at most {@code inFlight} unconfirmed sends, and waits for them, showing progress. Returns
-     * empty when every send was confirmed (in {@code ledger} too), else what went wrong.
+     * and connection with at most {@code inFlight} unconfirmed sends, and waits for them, showing progress as
+     * {@code doing} ("queueing: 12 of 100 confirmed"). Returns empty when every send was confirmed (in
+     * {@code ledger} too), else what went wrong.
      */
     static Optional<String> fillQueue(Clients clients, String queueName, int producers, long depth, int inFlight,
-                                      DeliveryLedger ledger, Progress progress) throws InterruptedException {
+                                      DeliveryLedger ledger, String doing, Progress progress)
+            throws InterruptedException {
         LongAdder confirmed = new LongAdder();
         LongAdder failed = new LongAdder();
         ConcurrentLinkedQueue<String> errors = new ConcurrentLinkedQueue<>();
@@ -73,7 +83,7 @@ public final class AsyncPublisher implements Runnable {
         for (Thread t : threads) {
             while (t.isAlive()) {
                 double seconds = (System.nanoTime() - started) / 1e9;
-                progress.update(String.format(Locale.ROOT, "queueing: %,d of %,d confirmed (%,.0f msg/s)",
+                progress.update(String.format(Locale.ROOT, "%s: %,d of %,d confirmed (%,.0f msg/s)", doing,
                         confirmed.sum(), depth, confirmed.sum() / Math.max(seconds, 1e-3)));
                 t.join(500);
             }

@@ -12,7 +12,7 @@ import java.util.Optional;
  * @param run        the round, from 1
  * @param failure    why the run could not be measured (empty: measured)
  * @param note       remarks on a measured run (empty when none)
- * @param fill       from the first send until every send of the backlog was confirmed
+ * @param fill       from the producers' start (their connections included) until every send was confirmed
  * @param confirmed  the backlog's confirmed sends
  * @param toFirst    from the kill of the master (Artemis) or the designation of the survivor (Tandem) to the
  *                   first message consumed on the survivor (empty: none arrived before the drain timeout)

@@ -19,8 +19,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * Issue 13's backlog benchmark, one run of one replicated set-up: a fresh Tandem two-node group (HA default
  * durability, coalescing sync) or a fresh Artemis replicated pair ({@link PeerCluster}); {@code producers}
  * publishers, each on its own connection to the master, queue {@code depth} persistent messages with at most
- * {@code inFlight} unconfirmed sends each (1: synchronous sends), and the fill rate is taken from the first send to
- * the last confirmation; once the replica holds everything, {@code consumers} clients connect through the set-up's
+ * {@code inFlight} unconfirmed sends each (1: synchronous sends), and the fill rate is taken from the producers'
+ * start (opening their connections included) to the last confirmation; once the replica holds everything, {@code consumers} clients connect through the set-up's
  * failover URL (to the master), then {@code kill -9} of the master. Tandem's survivor is designated primary over JMX
  * (a two-node group fails over by designation), Artemis's backup takes over by itself. Each client then opens a
  * consumer (AUTO_ACKNOWLEDGE, the client's default prefetch) and they receive together until every confirmed
@@ -187,7 +187,7 @@ public final class BacklogRun {
     /** Queues the backlog; empty when every send was confirmed, else what went wrong. */
     private Optional<String> fill(Clients clients, Load load, DeliveryLedger ledger) throws InterruptedException {
         return AsyncPublisher.fillQueue(clients, QUEUE, load.producers(), load.depth(), load.inFlight(), ledger,
-                progress);
+                "queueing", progress);
     }
 
     /**

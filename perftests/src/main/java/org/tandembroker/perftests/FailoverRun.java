@@ -142,9 +142,8 @@ public final class FailoverRun {
     /** Queues the cell's messages on node 1; returns null when every send was confirmed, else what went wrong. */
     private String fill(HaCluster cluster, FailoverCell cell, DeliveryLedger ledger) throws InterruptedException {
         Clients direct = new Clients(cluster.node(0).uri(), cluster.user(), cluster.password(), cell.bodySize(), 0);
-        int inFlight = (int) Math.max(8, Math.min(500, (64L << 20) / cell.bodySize()));
-        return AsyncPublisher.fillQueue(direct, QUEUE, PUBLISHERS, cell.depth(), inFlight, ledger, progress)
-                .orElse(null);
+        return AsyncPublisher.fillQueue(direct, QUEUE, PUBLISHERS, cell.depth(),
+                AsyncPublisher.inFlightFor(cell.bodySize()), ledger, "queueing", progress).orElse(null);
     }
 
     /**

@@ -739,7 +739,7 @@ public final class HaBenchmark implements Callable<Integer> {
             for (String setup : setups) {
                 backlogResults.add(run.run(setup, load, round));
                 Files.writeString(results.resolve("backlog.md"), backlogDocument(load, backlogResults));
-                backlogTable(backlogResults, false).writeCsv(results.resolve("backlog.csv"));
+                backlogCsv(backlogResults).writeCsv(results.resolve("backlog.csv"));
             }
         }
         document.append(Files.readString(results.resolve("backlog.md")));
@@ -756,11 +756,11 @@ public final class HaBenchmark implements Callable<Integer> {
                 + " run from the designation. Artemis (replicated primary/backup): the backup takes over by itself,"
                 + " and the times run from the kill. The consumers (AUTO_ACKNOWLEDGE, Qpid JMS's default prefetch)"
                 + " then receive until every confirmed message arrived. *fill msg/s*: confirmed sends over the time"
-                + " from the first send to the last confirmation; *drain msg/s*: messages received over the time from"
+                + " from the producers' start (opening their connections included) to the last confirmation; *drain msg/s*: messages received over the time from"
                 + " the first to the last. The set-ups alternate within each round.%n%n", load.producers(),
                 load.inFlight() == 1 ? "synchronous sends" : "at most " + load.inFlight() + " sends unconfirmed",
                 load.depth(), ByteSizeConverter.format(load.bodySize()), load.consumers(), FailoverRun.DURABILITY));
-        text.append(backlogTable(results, true).markdown()).append('\n');
+        text.append(backlogTable(results).markdown()).append('\n');
         Optional<BacklogResult> tandemFill = best(results, "ha-default", BacklogResult::fillPerSecond);
         Optional<BacklogResult> peerFill = best(results, "artemis-pair", BacklogResult::fillPerSecond);
         Optional<BacklogResult> tandemDrain = best(results, "ha-default", BacklogResult::drainPerSecond);
@@ -789,33 +789,37 @@ public final class HaBenchmark implements Callable<Integer> {
         return text.toString();
     }
 
-    private static Table backlogTable(List<BacklogResult> results, boolean forPeople) {
-        Table table = new Table(forPeople
-                ? List.of("set-up", "run", "fill", "fill msg/s", "to first message", "to drained", "drain msg/s",
-                        "recovered", "duplicates", "note")
-                : List.of("setup", "run", "status", "fill_s", "fill_per_s", "to_first_s", "to_drained_s",
-                        "drain_per_s", "confirmed", "recovered", "duplicates", "settings", "note"));
+    /** Every run, for people: units in the cells, a failed run's reason in its note. */
+    private static Table backlogTable(List<BacklogResult> results) {
+        Table table = new Table(List.of("set-up", "run", "fill", "fill msg/s", "to first message", "to drained",
+                "drain msg/s", "recovered", "duplicates", "note"));
         for (BacklogResult r : results) {
-            if (forPeople) {
-                table.add(List.of(r.measured() ? r.settings() : r.setup(), Integer.toString(r.run()),
-                        r.measured() ? FailoverReport.seconds(r.fill()) : "-",
-                        r.measured() ? grouped(r.fillPerSecond()) : "-",
-                        r.toFirst().map(FailoverReport::seconds).orElse("-"),
-                        r.toDrained().map(FailoverReport::seconds).orElse("-"),
-                        r.drainPerSecond() > 0 ? grouped(r.drainPerSecond()) : "-",
-                        r.measured() ? String.format(Locale.ROOT, "%,d of %,d", r.recovered(), r.confirmed()) : "-",
-                        r.measured() ? String.format(Locale.ROOT, "%,d", r.duplicates()) : "-",
-                        r.failure().map(f -> "failed: " + f).orElse(r.note())));
-            } else {
-                table.add(List.of(r.setup(), Integer.toString(r.run()), r.measured() ? "measured" : "failed",
-                        String.format(Locale.ROOT, "%.3f", r.fill().toNanos() / 1e9),
-                        String.format(Locale.ROOT, "%.0f", r.fillPerSecond()),
-                        r.toFirst().map(d -> String.format(Locale.ROOT, "%.3f", d.toNanos() / 1e9)).orElse(""),
-                        r.toDrained().map(d -> String.format(Locale.ROOT, "%.3f", d.toNanos() / 1e9)).orElse(""),
-                        String.format(Locale.ROOT, "%.0f", r.drainPerSecond()), Long.toString(r.confirmed()),
-                        Long.toString(r.recovered()), Long.toString(r.duplicates()), r.settings(),
-                        r.failure().orElse(r.note())));
-            }
+            table.add(List.of(r.measured() ? r.settings() : r.setup(), Integer.toString(r.run()),
+                    r.measured() ? FailoverReport.seconds(r.fill()) : "-",
+                    r.measured() ? grouped(r.fillPerSecond()) : "-",
+                    r.toFirst().map(FailoverReport::seconds).orElse("-"),
+                    r.toDrained().map(FailoverReport::seconds).orElse("-"),
+                    r.drainPerSecond() > 0 ? grouped(r.drainPerSecond()) : "-",
+                    r.measured() ? String.format(Locale.ROOT, "%,d of %,d", r.recovered(), r.confirmed()) : "-",
+                    r.measured() ? String.format(Locale.ROOT, "%,d", r.duplicates()) : "-",
+                    r.failure().map(f -> "failed: " + f).orElse(r.note())));
+        }
+        return table;
+    }
+
+    /** Every run, for tools: plain numbers, seconds. */
+    private static Table backlogCsv(List<BacklogResult> results) {
+        Table table = new Table(List.of("setup", "run", "status", "fill_s", "fill_per_s", "to_first_s",
+                "to_drained_s", "drain_per_s", "confirmed", "recovered", "duplicates", "settings", "note"));
+        for (BacklogResult r : results) {
+            table.add(List.of(r.setup(), Integer.toString(r.run()), r.measured() ? "measured" : "failed",
+                    String.format(Locale.ROOT, "%.3f", r.fill().toNanos() / 1e9),
+                    String.format(Locale.ROOT, "%.0f", r.fillPerSecond()),
+                    r.toFirst().map(d -> String.format(Locale.ROOT, "%.3f", d.toNanos() / 1e9)).orElse(""),
+                    r.toDrained().map(d -> String.format(Locale.ROOT, "%.3f", d.toNanos() / 1e9)).orElse(""),
+                    String.format(Locale.ROOT, "%.0f", r.drainPerSecond()), Long.toString(r.confirmed()),
+                    Long.toString(r.recovered()), Long.toString(r.duplicates()), r.settings(),
+                    r.failure().orElse(r.note())));
         }
         return table;
     }
