@@ -48,6 +48,15 @@ public final class MetadataCodec {
     private MetadataCodec() {
     }
 
+    /** The priority of encoded metadata, without decoding the rest (every version keeps it at the same place). */
+    public static int priority(byte[] encoded) {
+        if (encoded.length < 3 || encoded[0] < VERSION_1 || encoded[0] > VERSION_3) {
+            throw new IllegalArgumentException("not encoded metadata (version " + (encoded.length == 0 ? "none"
+                    : encoded[0]) + ", " + encoded.length + " bytes)");
+        }
+        return encoded[2];
+    }
+
     public static byte[] encode(MessageMetadata m) {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream(48);
         boolean withDeliveryTime = m.deliverAtMillis() != 0;

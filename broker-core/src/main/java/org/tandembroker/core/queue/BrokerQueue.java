@@ -12,6 +12,7 @@ import org.tandembroker.core.BrokerException;
 import org.tandembroker.core.ErrorKind;
 import org.tandembroker.core.config.QueueConfig;
 import org.tandembroker.core.exec.SerialExecutor;
+import org.tandembroker.core.message.ContentBudget;
 import org.tandembroker.core.message.MessageMetadata;
 import org.tandembroker.core.message.MetadataCodec;
 import org.tandembroker.core.message.ServerMessage;
@@ -384,8 +385,12 @@ public final class BrokerQueue {
 
     /** The priority level a message with {@code metadata} is queued at here (0 without priority order). */
     public int levelOf(MessageMetadata metadata) {
-        return config.options().priority()
-                ? Math.max(0, Math.min(EntryList.LEVELS - 1, metadata.priority())) : 0;
+        return levelOf(metadata.priority());
+    }
+
+    /** The level a message of {@code priority} takes on this queue. */
+    public int levelOf(int priority) {
+        return config.options().priority() ? Math.max(0, Math.min(EntryList.LEVELS - 1, priority)) : 0;
     }
 
     /** Whether recovered entries are still being loaded (read from any thread; approximate). */
@@ -525,7 +530,13 @@ public final class BrokerQueue {
             }
             return null;
         }
-        return new ServerMessage(stored.messageId(), metadata, null, true);
+        ContentBudget budget = host.contentBudget();
+        byte[] content = budget == null ? null : stored.content();
+        ServerMessage message = new ServerMessage(stored.messageId(), metadata, content, true);
+        if (content != null) {
+            message.retainWithin(budget); // or read again on delivery, like a published body over the budget
+        }
+        return message;
     }
 
     // ---- settlement (executor) ----

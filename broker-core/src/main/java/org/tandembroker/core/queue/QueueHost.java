@@ -3,6 +3,7 @@ package org.tandembroker.core.queue;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import org.tandembroker.core.message.ContentBudget;
 import org.tandembroker.core.oplog.OperationalLog;
 import org.tandembroker.core.store.MessageStore;
 import org.tandembroker.core.store.StoreTransaction;
@@ -29,6 +30,14 @@ public interface QueueHost {
      */
     default int queueWindow() {
         return 0;
+    }
+
+    /**
+     * The budget that bodies read back together with their metadata ({@link StoredEntry#content}) are kept within,
+     * as a publisher's are; null: they are not kept, and read again on delivery.
+     */
+    default ContentBudget contentBudget() {
+        return null;
     }
 
     /** Reads the metadata of stored messages by id, in the order given ({@link MessageStore#readMessages}). */

@@ -33,6 +33,16 @@ public interface StoredEntries {
     CompletableFuture<List<StoredEntry>> entries(UUID queueId, long afterMessageId, int max);
 
     /**
+     * Like {@link #entries}, for entries beyond a queue's heap window: only what the queue needs until it reads the
+     * message back ({@link EntrySummary}). A store that keeps a summary with each entry answers without reading the
+     * messages; the default reads them.
+     */
+    default CompletableFuture<List<EntrySummary>> summaries(UUID queueId, long afterMessageId, int max) {
+        return entries(queueId, afterMessageId, max)
+                .thenApply(page -> page.stream().map(EntrySummary::of).toList());
+    }
+
+    /**
      * Reads up to {@code max} ids of stored messages above {@code afterMessageId} and at most {@link #horizon()},
      * ascending, whichever queues hold them (none: an orphan, left behind by a crash between a consumer's
      * acknowledgement and the message's removal). Fewer than {@code max} ids means there are no more.

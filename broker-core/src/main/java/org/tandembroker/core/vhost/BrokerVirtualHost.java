@@ -66,7 +66,7 @@ public final class BrokerVirtualHost implements VirtualHost, ManagedVirtualHost 
         OwningThread lifecycleThread = new OwningThread("vhost-" + config.name());
         this.store = new CurrentStore(config.name());
         this.status = new ServingStatus(config.name(), lifecycleThread);
-        this.topology = new Topology(config, store, operationalLog, queueWindow, queuePool, housekeeping);
+        this.topology = new Topology(config, store, operationalLog, queueWindow, contentBudget, queuePool, housekeeping);
         this.admission = new ClientAdmission(config.name(), status, topology);
         this.publisher = new Publisher(status, store, contentBudget);
         this.addresses = new AddressResolver(config, status, topology, publisher,

@@ -19,6 +19,7 @@ import org.tandembroker.core.oplog.LogCode;
 import org.tandembroker.core.oplog.OperationalLog;
 import org.tandembroker.core.queue.BrokerQueue;
 import org.tandembroker.core.queue.RecoveredBeyondWindow;
+import org.tandembroker.core.store.EntrySummary;
 import org.tandembroker.core.store.MessageStore;
 import org.tandembroker.core.store.StoreTransaction;
 import org.tandembroker.core.store.StoredEntries;
@@ -40,7 +41,9 @@ import org.tandembroker.core.store.StoredEntry;
  * horizon that no queue held (orphans) are removed.
  *
  * <p><b>Queues deeper than their heap window.</b> Once a queue has its {@linkplain BrokerQueue#heapWindow() window}
- * of entries, the rest of its entries are not turned into messages: the loader collects their ids (8 bytes each,
+ * of entries, the rest of its entries are not turned into messages: the loader reads only their summaries (id,
+ * priority, size: {@link StoredEntries#summaries}, which a JE store answers from the entries alone, without reading
+ * the messages), collects their ids (8 bytes each,
  * {@link RecoveredBeyondWindow}) and, when every queue has been read, hands them to the queue, which reads them back
  * from the store as its consumers take the head. A message held by another queue as well is shared (one reference
  * count): such a message, beyond the window of one queue, is created once like the others and stays on the heap
@@ -125,7 +128,7 @@ final class RecoveredEntryLoader {
             QueueCursor cursor = cursors.get(i);
             List<StoredEntry> page = heads.get(i).join();
             boolean last = page.size() < HEAD_PAGE;
-            advance(cursor, page, last);
+            advance(cursor, page.isEmpty() ? -1 : page.get(page.size() - 1).messageId(), last);
             add(cursor, page, last);
         }
         CompletableFuture.allOf(cursors.stream().map(c -> c.lastAdd).toArray(CompletableFuture[]::new)).join();
@@ -169,26 +172,42 @@ final class RecoveredEntryLoader {
             next(); // the queue was deleted: nothing more to load for it
             return;
         }
-        guard(stored.entries(cursor.queue.id(), cursor.afterMessageId, PAGE)
-                .handleAsync((page, failure) -> onPage(cursor, page, failure), steps));
+        if (pastWindow(cursor)) {
+            guard(stored.summaries(cursor.queue.id(), cursor.afterMessageId, PAGE)
+                    .handleAsync((page, failure) -> onSummaries(cursor, page, failure), steps));
+        } else {
+            guard(stored.entries(cursor.queue.id(), cursor.afterMessageId, PAGE)
+                    .handleAsync((page, failure) -> onPage(cursor, page, failure), steps));
+        }
+    }
+
+    /** Whether every further entry of the queue is beyond its window (so the rest is read as summaries). */
+    private static boolean pastWindow(QueueCursor cursor) {
+        int window = cursor.queue.heapWindow();
+        return window > 0 && (cursor.beyond != null || cursor.inWindow >= window);
+    }
+
+    /** A failed read: the queue goes first in line again, tried after {@link #RETRY_MILLIS}. */
+    private boolean failed(QueueCursor cursor, Throwable failure) {
+        if (failure == null) {
+            return false;
+        }
+        if (readFailures++ == 0) {
+            LOG.warn("Virtual host '{}': loading the recovered entries of queue '{}' failed: {}; retrying every "
+                    + "{} ms (further failures are not logged)", hostName, cursor.queue.name(),
+                    BrokerException.from(failure).getMessage(), RETRY_MILLIS);
+        }
+        unfinished.addFirst(cursor);
+        timer.schedule(() -> steps.execute(this::next), RETRY_MILLIS, TimeUnit.MILLISECONDS);
+        return true;
     }
 
     private Void onPage(QueueCursor cursor, List<StoredEntry> page, Throwable failure) {
-        if (cancelled) {
-            return null;
-        }
-        if (failure != null) {
-            if (readFailures++ == 0) {
-                LOG.warn("Virtual host '{}': loading the recovered entries of queue '{}' failed: {}; retrying every "
-                        + "{} ms (further failures are not logged)", hostName, cursor.queue.name(),
-                        BrokerException.from(failure).getMessage(), RETRY_MILLIS);
-            }
-            unfinished.addFirst(cursor);
-            timer.schedule(() -> steps.execute(this::next), RETRY_MILLIS, TimeUnit.MILLISECONDS);
+        if (cancelled || failed(cursor, failure)) {
             return null;
         }
         boolean last = page.size() < PAGE;
-        advance(cursor, page, last);
+        advance(cursor, page.isEmpty() ? -1 : page.get(page.size() - 1).messageId(), last);
         if (last) {
             add(cursor, page, true); // before next(), which may finish: finishing waits for every queue's last add
             next();
@@ -199,10 +218,41 @@ final class RecoveredEntryLoader {
         return null;
     }
 
-    /** Moves the cursor past {@code page}; a queue with more to load goes back in line. */
-    private void advance(QueueCursor cursor, List<StoredEntry> page, boolean last) {
-        if (!page.isEmpty()) {
-            cursor.afterMessageId = page.get(page.size() - 1).messageId();
+    /**
+     * Summaries of entries beyond the window: their ids join the queue's {@link RecoveredBeyondWindow}; a message
+     * another queue recovered as a message is pinned, as in {@link #add}.
+     */
+    private Void onSummaries(QueueCursor cursor, List<EntrySummary> page, Throwable failure) {
+        if (cancelled || failed(cursor, failure)) {
+            return null;
+        }
+        boolean last = page.size() < PAGE;
+        advance(cursor, page.isEmpty() ? -1 : page.get(page.size() - 1).messageId(), last);
+        for (EntrySummary entry : page) {
+            ServerMessage message = recovered.get(entry.messageId());
+            if (message != null) {
+                message.addReference();
+                RecoveredBeyondWindow beyond = beyond(cursor);
+                beyond.add(message.id(), cursor.queue.levelOf(message.metadata()), message.metadata().contentSize());
+                beyond.pin(message);
+            } else if (entry.messageStored()) {
+                beyond(cursor).add(entry.messageId(), cursor.queue.levelOf(entry.priority()), entry.contentSize());
+            } else {
+                missing(cursor, entry.messageId());
+                continue;
+            }
+            entriesLoaded++;
+        }
+        // A queue with entries beyond its window ends its loading when those are handed over (finish).
+        cursor.lastAdd = cursor.queue.addRecovered(List.of(), last && cursor.beyond == null);
+        next();
+        return null;
+    }
+
+    /** Moves the cursor past a page whose last id is {@code lastId} (-1: empty); more to load: back in line. */
+    private void advance(QueueCursor cursor, long lastId, boolean last) {
+        if (lastId != -1) {
+            cursor.afterMessageId = lastId;
         }
         if (!last) {
             unfinished.addLast(cursor);
@@ -219,11 +269,7 @@ final class RecoveredEntryLoader {
             if (message == null) {
                 MessageMetadata metadata = metadata(entry);
                 if (metadata == null) {
-                    if (missingMessages++ == 0) {
-                        LOG.warn("Virtual host '{}': ignoring the entry of message {} on queue '{}': the message is "
-                                + "not in the store or unreadable (further such entries are counted)", hostName,
-                                entry.messageId(), cursor.queue.name());
-                    }
+                    missing(cursor, entry.messageId());
                     continue;
                 }
                 if (beyondWindow) {
@@ -249,6 +295,14 @@ final class RecoveredEntryLoader {
         entriesLoaded += messages.size();
         // A queue with entries beyond its window ends its loading when those are handed over (finish).
         cursor.lastAdd = cursor.queue.addRecovered(messages, last && cursor.beyond == null);
+    }
+
+    private void missing(QueueCursor cursor, long messageId) {
+        if (missingMessages++ == 0) {
+            LOG.warn("Virtual host '{}': ignoring the entry of message {} on queue '{}': the message is not in the "
+                    + "store or unreadable (further such entries are counted)", hostName, messageId,
+                    cursor.queue.name());
+        }
     }
 
     private static RecoveredBeyondWindow beyond(QueueCursor cursor) {

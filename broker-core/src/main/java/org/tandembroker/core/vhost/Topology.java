@@ -16,6 +16,7 @@ import org.tandembroker.core.config.VirtualHostConfig;
 import org.tandembroker.core.exchange.Binding;
 import org.tandembroker.core.exchange.Exchange;
 import org.tandembroker.core.exec.SerialExecutor;
+import org.tandembroker.core.message.ContentBudget;
 import org.tandembroker.core.oplog.LogCode;
 import org.tandembroker.core.oplog.OperationalLog;
 import org.tandembroker.core.queue.BrokerQueue;
@@ -52,10 +53,12 @@ final class Topology {
     private final Map<String, Exchange> exchanges = new ConcurrentHashMap<>();
     /** The terms of each named subscription's queue, by queue name (a queue without an entry is no subscription). */
     private final Map<String, SubscriptionTerms> subscriptions = new ConcurrentHashMap<>();
+    private final ContentBudget contentBudget;
 
     Topology(VirtualHostConfig config, CurrentStore store, OperationalLog operationalLog, int queueWindow,
-             Executor queuePool, ScheduledExecutorService timer) {
+             ContentBudget contentBudget, Executor queuePool, ScheduledExecutorService timer) {
         this.config = config;
+        this.contentBudget = contentBudget;
         this.queueWindow = queueWindow;
         this.store = store;
         this.operationalLog = operationalLog;
@@ -284,6 +287,11 @@ final class Topology {
         @Override
         public int queueWindow() {
             return store.get().map(MessageStore::readsMessagesById).orElse(false) ? queueWindow : 0;
+        }
+
+        @Override
+        public ContentBudget contentBudget() {
+            return contentBudget;
         }
 
         @Override

@@ -10,6 +10,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.tandembroker.core.BrokerException;
 import org.tandembroker.core.config.QueueOptions;
+import org.tandembroker.core.message.ContentBudget;
 import org.tandembroker.core.message.ServerMessage;
 import org.tandembroker.core.selector.Selector;
 import org.tandembroker.core.testing.RecordingConsumer;
@@ -82,6 +83,30 @@ class QueueHeapWindowTest {
         assertThat(queue.depthBytes()).isZero();
         assertThat(queue.pagedCount()).isZero();
         assertThat(storedMessages()).as("every message left the store").isZero();
+    }
+
+    @Test
+    void bodiesReadBackWithTheirMetadataAreDeliveredWithoutAnotherReadAndLeaveTheBudgetWhenTaken() throws Exception {
+        ContentBudget budget = new ContentBudget(1 << 20);
+        host.readBodiesWithMetadataWithin(budget);
+        publish(0, 100);
+        RecordingConsumer target = consumer(1000, MessageFilter.ALL);
+
+        assertThat(consume(target, 100)).isEqualTo(texts(0, 100));
+        assertThat(host.contentReads()).as("bodies read again on delivery").isZero();
+        assertThat(budget.usedBytes()).as("bodies still counted once every message was taken").isZero();
+    }
+
+    @Test
+    void bodiesReadBackBeyondTheContentBudgetAreNotKeptAndAreReadOnDelivery() throws Exception {
+        ContentBudget full = new ContentBudget(0);
+        host.readBodiesWithMetadataWithin(full);
+        publish(0, 100);
+        RecordingConsumer target = consumer(1000, MessageFilter.ALL);
+
+        assertThat(consume(target, 100)).isEqualTo(texts(0, 100));
+        assertThat(host.contentReads()).as("one read per paged message, on delivery").isEqualTo(100 - WINDOW);
+        assertThat(full.usedBytes()).isZero();
     }
 
     @Test

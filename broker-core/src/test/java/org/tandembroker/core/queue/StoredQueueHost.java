@@ -9,6 +9,7 @@ import java.util.concurrent.CompletableFuture;
 import org.tandembroker.core.config.QueueConfig;
 import org.tandembroker.core.config.QueueOptions;
 import org.tandembroker.core.exec.SerialExecutor;
+import org.tandembroker.core.message.ContentBudget;
 import org.tandembroker.core.message.MessageMetadata;
 import org.tandembroker.core.message.MessageProperties;
 import org.tandembroker.core.message.MetadataCodec;
@@ -36,6 +37,7 @@ final class StoredQueueHost implements QueueHost {
     private int contentReads;
     private int contentReadsToFail;
     private org.tandembroker.core.ErrorKind contentReadFailure;
+    private ContentBudget bodiesReadWithMetadata;
 
     StoredQueueHost(int window) {
         this.window = window;
@@ -117,6 +119,27 @@ final class StoredQueueHost implements QueueHost {
         contentReadFailure = kind;
     }
 
+    /**
+     * From now on reads of paged messages return each body with its metadata, as a store that keeps small bodies in
+     * the metadata record does, and queues keep them within {@code budget}.
+     */
+    void readBodiesWithMetadataWithin(ContentBudget budget) {
+        bodiesReadWithMetadata = budget;
+    }
+
+    @Override
+    public ContentBudget contentBudget() {
+        return bodiesReadWithMetadata;
+    }
+
+    private List<StoredEntry> withBodies(List<StoredEntry> page) {
+        if (bodiesReadWithMetadata == null) {
+            return page;
+        }
+        return page.stream().map(entry -> entry.metadata() == null ? entry : new StoredEntry(entry.messageId(),
+                entry.metadata(), entry.contentSize(), store.loadContent(entry.messageId()).join())).toList();
+    }
+
     /** Content reads asked for so far. */
     int contentReads() {
         return contentReads;
@@ -145,10 +168,10 @@ final class StoredQueueHost implements QueueHost {
     public CompletableFuture<List<StoredEntry>> readMessages(long[] ids) {
         reads++;
         if (!holdReads) {
-            return store.readMessages(ids);
+            return store.readMessages(ids).thenApply(this::withBodies);
         }
         CompletableFuture<List<StoredEntry>> result = new CompletableFuture<>();
-        heldReads.add(() -> store.readMessages(ids).whenComplete((page, failure) -> {
+        heldReads.add(() -> store.readMessages(ids).thenApply(this::withBodies).whenComplete((page, failure) -> {
             if (failure != null) {
                 result.completeExceptionally(failure);
             } else {

@@ -2,6 +2,7 @@ package org.tandembroker.store.bdb;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.UUID;
@@ -15,11 +16,20 @@ import org.tandembroker.core.store.ConfigRecord;
  *
  * <pre>
  * config           key: uuid (16)                 value: string type, int n, n x (string name, string value)
- * message metadata key: long id (8)               value: int contentSize, metadata bytes (rest of the value)
+ * message metadata key: long id (8)               value, content in chunks: int contentSize, metadata bytes (the rest)
+ *                                                 value, content inline:    int (contentSize | INLINE), int metadata
+ *                                                                           length, metadata bytes, content bytes
  * message content  key: long id, int chunk (12)   value: chunk bytes (all chunks but the last are full)
- * queue entries    key: uuid queue, long id (24)  value: empty
+ * queue entries    key: uuid queue, long id (24)  value: int contentSize, byte priority (5): the entry's summary,
+ *                                                 or empty (version 1, or a message stored in another transaction)
  * string = int length, UTF-8 bytes
  * </pre>
+ *
+ * <p>Version 2 added inline content: a body of at most {@link StoreDatabases#INLINE_CONTENT_LIMIT} bytes is kept in
+ * its message's metadata record (one record per message instead of two). Version 1 stores hold every body in
+ * chunks; they read the same, since a version 1 value never has the {@code INLINE} bit (sizes are below 2 GiB).
+ * Version 2 also keeps an entry's summary in its value, small enough for JE to keep inside its B-tree node, so that
+ * recovery reads the entries beyond a queue's heap window without reading their messages.
  */
 final class RecordCodec {
     private static final byte[] EMPTY = new byte[0];
@@ -74,18 +84,69 @@ final class RecordCodec {
         return EMPTY;
     }
 
+    static final int ENTRY_SUMMARY_SIZE = Integer.BYTES + 1;
+
+    /** An entry's value with its message's summary (schema version 2). */
+    static byte[] entryValue(int contentSize, int priority) {
+        return ByteBuffer.allocate(ENTRY_SUMMARY_SIZE).putInt(contentSize).put((byte) priority).array();
+    }
+
+    static boolean hasEntrySummary(byte[] entryValue) {
+        return entryValue.length == ENTRY_SUMMARY_SIZE;
+    }
+
+    static int entryContentSize(byte[] entryValue) {
+        return ByteBuffer.wrap(entryValue).getInt();
+    }
+
+    static int entryPriority(byte[] entryValue) {
+        return entryValue[Integer.BYTES];
+    }
+
+    /** The high bit of a metadata value's first int: the content follows the metadata in the same value. */
+    private static final int INLINE = 0x8000_0000;
+
+    /** A metadata value of a message whose content is stored in chunks. */
     static byte[] metadataValue(int contentSize, byte[] metadata) {
         return ByteBuffer.allocate(Integer.BYTES + metadata.length).putInt(contentSize).put(metadata).array();
     }
 
+    /** A metadata value that holds the content too (schema version 2). */
+    static byte[] inlineMessageValue(byte[] metadata, byte[] content) {
+        return ByteBuffer.allocate(2 * Integer.BYTES + metadata.length + content.length)
+                .putInt(content.length | INLINE).putInt(metadata.length).put(metadata).put(content).array();
+    }
+
     static int contentSize(byte[] metadataValue) {
-        return ByteBuffer.wrap(metadataValue).getInt();
+        return ByteBuffer.wrap(metadataValue).getInt() & ~INLINE;
+    }
+
+    static boolean hasInlineContent(byte[] metadataValue) {
+        return (ByteBuffer.wrap(metadataValue).getInt() & INLINE) != 0;
     }
 
     static byte[] metadata(byte[] metadataValue) {
-        byte[] metadata = new byte[metadataValue.length - Integer.BYTES];
-        System.arraycopy(metadataValue, Integer.BYTES, metadata, 0, metadata.length);
-        return metadata;
+        ByteBuffer value = ByteBuffer.wrap(metadataValue);
+        boolean inline = (value.getInt() & INLINE) != 0;
+        int offset = inline ? 2 * Integer.BYTES : Integer.BYTES;
+        int length = inline ? value.getInt() : metadataValue.length - Integer.BYTES;
+        return Arrays.copyOfRange(metadataValue, offset, offset + length);
+    }
+
+    /** The content of a value with {@link #hasInlineContent}: its last {@link #contentSize} bytes. */
+    static byte[] inlineContent(byte[] metadataValue) {
+        return Arrays.copyOfRange(metadataValue, metadataValue.length - contentSize(metadataValue),
+                metadataValue.length);
+    }
+
+    /**
+     * The bytes a store digest covers for a message, whatever the schema version stored it with: its content size,
+     * then its metadata (a version 1 value exactly); the content follows in {@link #inlineContent} or the chunks.
+     */
+    static byte[] digestedHeader(byte[] metadataValue) {
+        byte[] metadata = metadata(metadataValue);
+        return ByteBuffer.allocate(Integer.BYTES + metadata.length).putInt(contentSize(metadataValue)).put(metadata)
+                .array();
     }
 
     static byte[] configValue(ConfigRecord record) {

@@ -30,7 +30,8 @@ import org.tandembroker.store.bdb.backup.StoreLock;
  * report the same lines; this is how {@code bin/store-digest} and the chaos soak compare nodes.
  *
  * <p>A queue's digest is the SHA-256 over its entries in store order (message id order), each as the message id,
- * its metadata (the AMQP header, properties and annotations as stored) and its content. A replicated store
+ * its content size and metadata (the AMQP header, properties and annotations as stored) and its content, the same
+ * bytes whether the content is stored in chunks or inline ({@link RecordCodec#digestedHeader}). A replicated store
  * writes the same records on every node, so the same ids and bytes. An entry whose message is missing (a damaged
  * store) counts in the depth and in {@link QueueContents#missingMessages()}.
  *
@@ -142,7 +143,6 @@ public final class StoreContents {
         DatabaseEntry noData = new DatabaseEntry();
         noData.setPartial(0, 0, true);
         DatabaseEntry value = new DatabaseEntry();
-        DatabaseEntry chunk = new DatabaseEntry();
         try (Cursor cursor = entries.openCursor(null, CursorConfig.READ_COMMITTED)) {
             OperationStatus status = cursor.getSearchKeyRange(key, noData, null);
             while (status == OperationStatus.SUCCESS && RecordCodec.entryQueue(key.getData()).equals(id)) {
@@ -151,17 +151,12 @@ public final class StoreContents {
                 digest.update(ByteBuffer.allocate(Long.BYTES).putLong(messageId).array());
                 if (metadata.get(null, new DatabaseEntry(RecordCodec.messageKey(messageId)), value,
                         LockMode.READ_COMMITTED) == OperationStatus.SUCCESS) {
-                    digest.update(value.getData(), value.getOffset(), value.getSize());
-                    int size = RecordCodec.contentSize(value.getData());
-                    int read = 0;
-                    for (int index = 0; read < size; index++) {
-                        if (content.get(null, new DatabaseEntry(RecordCodec.chunkKey(messageId, index)), chunk,
-                                LockMode.READ_COMMITTED) != OperationStatus.SUCCESS || chunk.getSize() == 0) {
-                            throw new IllegalStateException("content of message " + messageId + " is damaged: "
-                                    + read + " of " + size + " bytes readable");
-                        }
-                        digest.update(chunk.getData(), chunk.getOffset(), chunk.getSize());
-                        read += chunk.getSize();
+                    byte[] stored = value.getData();
+                    digest.update(RecordCodec.digestedHeader(stored));
+                    if (RecordCodec.hasInlineContent(stored)) {
+                        digest.update(RecordCodec.inlineContent(stored));
+                    } else {
+                        digestChunks(messageId, RecordCodec.contentSize(stored), content, digest);
                     }
                 } else {
                     missing++;
@@ -171,6 +166,20 @@ public final class StoreContents {
             }
         }
         return new QueueContents(name, id, depth, missing, HexFormat.of().formatHex(digest.digest()));
+    }
+
+    private static void digestChunks(long messageId, int size, Database content, MessageDigest digest) {
+        DatabaseEntry chunk = new DatabaseEntry();
+        int read = 0;
+        for (int index = 0; read < size; index++) {
+            if (content.get(null, new DatabaseEntry(RecordCodec.chunkKey(messageId, index)), chunk,
+                    LockMode.READ_COMMITTED) != OperationStatus.SUCCESS || chunk.getSize() == 0) {
+                throw new IllegalStateException("content of message " + messageId + " is damaged: " + read + " of "
+                        + size + " bytes readable");
+            }
+            digest.update(chunk.getData(), chunk.getOffset(), chunk.getSize());
+            read += chunk.getSize();
+        }
     }
 
     private static MessageDigest sha256() {

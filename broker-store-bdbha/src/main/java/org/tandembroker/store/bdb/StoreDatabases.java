@@ -1,5 +1,6 @@
 package org.tandembroker.store.bdb;
 
+import com.sleepycat.je.CacheMode;
 import com.sleepycat.je.Cursor;
 import com.sleepycat.je.CursorConfig;
 import com.sleepycat.je.Database;
@@ -9,8 +10,10 @@ import com.sleepycat.je.Durability;
 import com.sleepycat.je.Environment;
 import com.sleepycat.je.LockMode;
 import com.sleepycat.je.OperationStatus;
+import com.sleepycat.je.Put;
 import com.sleepycat.je.Transaction;
 import com.sleepycat.je.TransactionConfig;
+import com.sleepycat.je.WriteOptions;
 import com.sleepycat.je.txn.Txn;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -21,6 +24,8 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
+import org.tandembroker.core.message.MetadataCodec;
+import org.tandembroker.core.store.EntrySummary;
 import org.tandembroker.core.store.RecoveryHandler;
 import org.tandembroker.core.store.StoredEntry;
 
@@ -41,8 +46,24 @@ import org.tandembroker.core.store.StoredEntry;
  */
 public final class StoreDatabases implements AutoCloseable {
 
-    /** Version of the layout in {@link RecordCodec}; a store written with another version is refused. */
-    public static final int SCHEMA_VERSION = 1;
+    /**
+     * Version of the layout in {@link RecordCodec}. A version 1 store (every body in chunks) is read as it is and
+     * marked version 2 when a master or standalone broker opens it, before it writes anything, so that an older
+     * broker refuses it; any other version is refused.
+     */
+    public static final int SCHEMA_VERSION = 2;
+
+    /** The schema version this broker reads and upgrades: every body in chunks, nothing inline. */
+    static final int CHUNKED_ONLY_SCHEMA_VERSION = 1;
+
+    /**
+     * Bodies up to this size are stored inside their message's metadata record: one record to log, replicate, replay
+     * and delete per message instead of two. Larger bodies go to the content database in chunks.
+     */
+    public static final int INLINE_CONTENT_LIMIT = 8 * 1024;
+
+    /** Bodies are read at most once (on delivery, when not on the heap): a record that holds one leaves JE's cache. */
+    private static final WriteOptions LEAVES_THE_CACHE = new WriteOptions().setCacheMode(CacheMode.EVICT_LN);
 
     /** Content is stored in chunks of this size so that a large message is not one large JE record. */
     public static final int CHUNK_SIZE = 256 * 1024;
@@ -125,12 +146,16 @@ public final class StoreDatabases implements AutoCloseable {
         }
     }
 
+    /** The schema upgrade's durability: fsynced here, no acknowledgement (see {@link #checkSchema}). */
+    private static final Durability UPGRADING = new Durability(Durability.SyncPolicy.SYNC,
+            Durability.SyncPolicy.NO_SYNC, Durability.ReplicaAckPolicy.NONE);
+
     /** The opening transaction's durability: no fsync, no acknowledgement (see {@link #open(Environment, Set)}). */
     private static final Durability OPENING = new Durability(Durability.SyncPolicy.NO_SYNC,
             Durability.SyncPolicy.NO_SYNC, Durability.ReplicaAckPolicy.NONE);
 
     private static DatabaseConfig contentConfig(DatabaseConfig base) {
-        return base.clone().setCacheMode(com.sleepycat.je.CacheMode.EVICT_LN);
+        return base.clone().setCacheMode(CacheMode.EVICT_LN);
     }
 
     private static Database open(Environment environment, Transaction opening, String name,
@@ -142,17 +167,23 @@ public final class StoreDatabases implements AutoCloseable {
 
     private static void checkSchema(Environment environment, Database schema) {
         DatabaseEntry value = new DatabaseEntry();
+        Durability durability = Durability.COMMIT_SYNC;
         if (schema.get(null, new DatabaseEntry(SCHEMA_KEY), value, LockMode.READ_COMMITTED)
                 == OperationStatus.SUCCESS) {
             int version = RecordCodec.intValue(value.getData());
-            if (version != SCHEMA_VERSION) {
-                throw new IllegalStateException("the store at " + environment.getHome() + " has schema version "
-                        + version + "; this broker reads version " + SCHEMA_VERSION);
+            if (version == SCHEMA_VERSION) {
+                return;
             }
-            return;
+            if (version != CHUNKED_ONLY_SCHEMA_VERSION) {
+                throw new IllegalStateException("the store at " + environment.getHome() + " has schema version "
+                        + version + "; this broker reads versions " + CHUNKED_ONLY_SCHEMA_VERSION + " and "
+                        + SCHEMA_VERSION);
+            }
+            // The upgrade waits for no replica: the record precedes every inline record in the log, so a node that
+            // holds one holds the new version too (a master that dies first leaves the upgrade to the next).
+            durability = UPGRADING;
         }
-        Transaction txn = environment.beginTransaction(null,
-                new TransactionConfig().setDurability(Durability.COMMIT_SYNC));
+        Transaction txn = environment.beginTransaction(null, new TransactionConfig().setDurability(durability));
         try {
             schema.put(txn, new DatabaseEntry(SCHEMA_KEY), new DatabaseEntry(RecordCodec.intValue(SCHEMA_VERSION)));
             txn.commit();
@@ -187,7 +218,7 @@ public final class StoreDatabases implements AutoCloseable {
         try {
             for (ChangeSet changes : batch) {
                 for (ChangeSet.Operation operation : changes.operations()) {
-                    apply(txn, operation);
+                    apply(txn, operation, changes);
                 }
             }
             txn.commit();
@@ -202,12 +233,12 @@ public final class StoreDatabases implements AutoCloseable {
         return JeLogPosition.end(environment);
     }
 
-    private void apply(Transaction txn, ChangeSet.Operation operation) {
+    private void apply(Transaction txn, ChangeSet.Operation operation, ChangeSet changes) {
         if (operation instanceof ChangeSet.StoreMessage m) {
             storeMessage(txn, m);
         } else if (operation instanceof ChangeSet.Enqueue e) {
             entries.put(txn, new DatabaseEntry(RecordCodec.entryKey(e.queueId(), e.messageId())),
-                    new DatabaseEntry(RecordCodec.entryValue()));
+                    new DatabaseEntry(entryValue(e.messageId(), changes)));
         } else if (operation instanceof ChangeSet.Dequeue d) {
             entries.delete(txn, new DatabaseEntry(RecordCodec.entryKey(d.queueId(), d.messageId())));
         } else if (operation instanceof ChangeSet.RemoveMessage r) {
@@ -223,16 +254,42 @@ public final class StoreDatabases implements AutoCloseable {
         }
     }
 
+    /**
+     * An entry's value: its message's summary when the message is stored in the same change set (as a publish
+     * stores it), else empty (a message moved to another queue later), which recovery reads from the message.
+     */
+    private static byte[] entryValue(long messageId, ChangeSet changes) {
+        for (ChangeSet.Operation operation : changes.operations()) {
+            if (operation instanceof ChangeSet.StoreMessage m && m.messageId() == messageId) {
+                try {
+                    return RecordCodec.entryValue(m.content().length, MetadataCodec.priority(m.metadata()));
+                } catch (IllegalArgumentException notMetadata) {
+                    return RecordCodec.entryValue();
+                }
+            }
+        }
+        return RecordCodec.entryValue();
+    }
+
     private void storeMessage(Transaction txn, ChangeSet.StoreMessage message) {
         byte[] body = message.content();
-        metadata.put(txn, new DatabaseEntry(RecordCodec.messageKey(message.messageId())),
-                new DatabaseEntry(RecordCodec.metadataValue(body.length, message.metadata())));
+        DatabaseEntry key = new DatabaseEntry(RecordCodec.messageKey(message.messageId()));
+        if (body.length <= INLINE_CONTENT_LIMIT) {
+            metadata.put(txn, key, new DatabaseEntry(RecordCodec.inlineMessageValue(message.metadata(), body)),
+                    Put.OVERWRITE, LEAVES_THE_CACHE);
+            return;
+        }
+        metadata.put(txn, key, new DatabaseEntry(RecordCodec.metadataValue(body.length, message.metadata())));
         for (int offset = 0, chunk = 0; offset < body.length; offset += CHUNK_SIZE, chunk++) {
             content.put(txn, new DatabaseEntry(RecordCodec.chunkKey(message.messageId(), chunk)),
                     new DatabaseEntry(body, offset, Math.min(CHUNK_SIZE, body.length - offset)));
         }
     }
 
+    /**
+     * Deletes the metadata record without reading it (JE deletes a record without fetching it), then any chunks: for
+     * a message with inline content the chunk scan finds none and writes nothing.
+     */
     private void removeMessage(Transaction txn, long messageId) {
         metadata.delete(txn, new DatabaseEntry(RecordCodec.messageKey(messageId)));
         DatabaseEntry key = new DatabaseEntry(RecordCodec.chunkKey(messageId, 0));
@@ -363,8 +420,54 @@ public final class StoreDatabases implements AutoCloseable {
     }
 
     /**
+     * Reads up to {@code max} summaries of queue {@code queueId}'s entries with message ids in ({@code afterMessageId},
+     * {@code horizon}], ascending: from the entries themselves where they hold one (schema version 2), else from
+     * the message's metadata. Reads like {@link #readEntries}.
+     */
+    public List<EntrySummary> readEntrySummaries(UUID queueId, long afterMessageId, long horizon, int max) {
+        List<EntrySummary> page = new ArrayList<>(Math.min(max, 1024));
+        if (afterMessageId >= horizon || max <= 0) {
+            return page;
+        }
+        long queueHigh = queueId.getMostSignificantBits();
+        long queueLow = queueId.getLeastSignificantBits();
+        DatabaseEntry key = new DatabaseEntry(RecordCodec.entryKey(queueId, afterMessageId + 1));
+        DatabaseEntry entryValue = new DatabaseEntry();
+        DatabaseEntry value = new DatabaseEntry();
+        try (Cursor cursor = entries.openCursor(null, null)) {
+            OperationStatus status = cursor.getSearchKeyRange(key, entryValue, LockMode.READ_UNCOMMITTED);
+            while (status == OperationStatus.SUCCESS && page.size() < max) {
+                byte[] entryKey = key.getData();
+                if (longAt(entryKey, 0) != queueHigh || longAt(entryKey, 8) != queueLow) {
+                    break;
+                }
+                long messageId = longAt(entryKey, 16);
+                if (messageId > horizon) {
+                    break;
+                }
+                byte[] summary = entryValue.getData();
+                if (summary != null && RecordCodec.hasEntrySummary(summary)) {
+                    page.add(new EntrySummary(messageId, true, RecordCodec.entryPriority(summary),
+                            RecordCodec.entryContentSize(summary)));
+                } else if (metadata.get(null, new DatabaseEntry(RecordCodec.messageKey(messageId)), value,
+                        LockMode.READ_COMMITTED) == OperationStatus.SUCCESS) {
+                    byte[] stored = value.getData();
+                    page.add(EntrySummary.of(new StoredEntry(messageId, RecordCodec.metadata(stored),
+                            RecordCodec.contentSize(stored))));
+                } else {
+                    page.add(new EntrySummary(messageId, false, 0, 0));
+                }
+                status = cursor.getNext(key, entryValue, LockMode.READ_UNCOMMITTED);
+            }
+        }
+        return page;
+    }
+
+    /**
      * Reads the metadata of the messages {@code ids}, in that order (null metadata for a message the store does not
-     * hold). Read committed: a queue reads back only messages whose commit completed before it paged them out.
+     * hold), with the content of those whose content is inline: it was read anyway, and the queue reading its
+     * messages back delivers them next. Read committed: a queue reads back only messages whose commit completed
+     * before it paged them out.
      */
     public List<StoredEntry> readMessages(long[] ids) {
         List<StoredEntry> page = new ArrayList<>(ids.length);
@@ -373,7 +476,8 @@ public final class StoreDatabases implements AutoCloseable {
             if (metadata.get(null, new DatabaseEntry(RecordCodec.messageKey(messageId)), value,
                     LockMode.READ_COMMITTED) == OperationStatus.SUCCESS) {
                 byte[] stored = value.getData();
-                page.add(new StoredEntry(messageId, RecordCodec.metadata(stored), RecordCodec.contentSize(stored)));
+                page.add(new StoredEntry(messageId, RecordCodec.metadata(stored), RecordCodec.contentSize(stored),
+                        RecordCodec.hasInlineContent(stored) ? RecordCodec.inlineContent(stored) : null));
             } else {
                 page.add(new StoredEntry(messageId, null, 0));
             }
@@ -433,6 +537,9 @@ public final class StoreDatabases implements AutoCloseable {
         if (metadata.get(null, new DatabaseEntry(RecordCodec.messageKey(messageId)), value,
                 LockMode.READ_COMMITTED) != OperationStatus.SUCCESS) {
             return Optional.empty();
+        }
+        if (RecordCodec.hasInlineContent(value.getData())) {
+            return Optional.of(RecordCodec.inlineContent(value.getData()));
         }
         byte[] body = new byte[RecordCodec.contentSize(value.getData())];
         int filled = 0;

@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
+import org.tandembroker.core.store.EntrySummary;
 import org.tandembroker.core.store.StoredEntries;
 import org.tandembroker.core.store.StoredEntry;
 
@@ -38,6 +39,12 @@ public final class StoredEntryPages implements StoredEntries {
     public CompletableFuture<List<StoredEntry>> entries(UUID queueId, long afterMessageId, int max) {
         return reader.read("cannot read entries of queue " + queueId,
                 dbs -> dbs.readEntries(queueId, afterMessageId, horizon, max));
+    }
+
+    @Override
+    public CompletableFuture<List<EntrySummary>> summaries(UUID queueId, long afterMessageId, int max) {
+        return reader.read("cannot read entries of queue " + queueId,
+                dbs -> dbs.readEntrySummaries(queueId, afterMessageId, horizon, max));
     }
 
     @Override

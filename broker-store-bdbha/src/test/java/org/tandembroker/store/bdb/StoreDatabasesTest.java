@@ -52,6 +52,173 @@ class StoreDatabasesTest {
     }
 
     @Test
+    void aBodyUpToTheInlineLimitIsStoredInItsMetadataRecordAndNothingInTheContentDatabase() {
+        byte[] content = new byte[StoreDatabases.INLINE_CONTENT_LIMIT];
+        new Random(7).nextBytes(content);
+        byte[] metadata = {1, 2, 3};
+        try (Environment env = environment(); StoreDatabases databases = StoreDatabases.open(env)) {
+            databases.apply(new ChangeSet(List.of(new ChangeSet.StoreMessage(9, metadata, content),
+                    new ChangeSet.StoreMessage(10, metadata, new byte[0]))), Durability.COMMIT_NO_SYNC);
+
+            assertThat(recordsIn(env, StoreDatabases.CONTENT_DB)).isZero();
+            assertThat(recordsIn(env, StoreDatabases.METADATA_DB)).isEqualTo(2);
+            assertThat(databases.readContent(9)).hasValueSatisfying(read -> assertThat(read).isEqualTo(content));
+            assertThat(databases.readContent(10)).hasValueSatisfying(read -> assertThat(read).isEmpty());
+            assertThat(databases.readMessages(new long[] {9, 10})).satisfiesExactly(
+                    nine -> {
+                        assertThat(nine.metadata()).isEqualTo(metadata);
+                        assertThat(nine.contentSize()).isEqualTo(content.length);
+                        assertThat(nine.content()).as("read with the metadata").isEqualTo(content);
+                    },
+                    ten -> {
+                        assertThat(ten.metadata()).isEqualTo(metadata);
+                        assertThat(ten.contentSize()).isZero();
+                        assertThat(ten.content()).isEmpty();
+                    });
+
+            databases.apply(new ChangeSet(List.of(new ChangeSet.RemoveMessage(9))), Durability.COMMIT_NO_SYNC);
+            assertThat(databases.readContent(9)).isEmpty();
+            assertThat(recordsIn(env, StoreDatabases.METADATA_DB)).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void aBodyOneByteOverTheInlineLimitGoesToTheContentDatabase() {
+        byte[] content = new byte[StoreDatabases.INLINE_CONTENT_LIMIT + 1];
+        new Random(8).nextBytes(content);
+        try (Environment env = environment(); StoreDatabases databases = StoreDatabases.open(env)) {
+            databases.apply(new ChangeSet(List.of(new ChangeSet.StoreMessage(4, new byte[] {5}, content))),
+                    Durability.COMMIT_NO_SYNC);
+
+            assertThat(recordsIn(env, StoreDatabases.CONTENT_DB)).isEqualTo(1);
+            assertThat(databases.readContent(4)).hasValueSatisfying(read -> assertThat(read).isEqualTo(content));
+            assertThat(databases.readMessages(new long[] {4})).singleElement().satisfies(entry -> {
+                assertThat(entry.metadata()).containsExactly(5);
+                assertThat(entry.content()).as("read on delivery").isNull();
+            });
+        }
+    }
+
+    @Test
+    void aVersion1StoreIsReadAsItIsAndMarkedVersion2BeforeAnythingInlineIsWritten() {
+        UUID queue = UUID.randomUUID();
+        byte[] oldBody = {10, 20, 30};
+        try (Environment env = environment()) {
+            writeVersion1Store(env, queue, 3, new byte[] {7}, oldBody);
+
+            try (StoreDatabases databases = StoreDatabases.open(env)) {
+                assertThat(schemaVersion(env)).isEqualTo(2);
+                assertThat(databases.readContent(3)).hasValueSatisfying(read -> assertThat(read).isEqualTo(oldBody));
+                assertThat(databases.readEntries(queue, 0, 3, 10)).singleElement().satisfies(entry -> {
+                    assertThat(entry.messageId()).isEqualTo(3);
+                    assertThat(entry.metadata()).containsExactly(7);
+                    assertThat(entry.contentSize()).isEqualTo(3);
+                });
+
+                databases.apply(new ChangeSet(List.of(new ChangeSet.Dequeue(queue, 3),
+                        new ChangeSet.RemoveMessage(3))), Durability.COMMIT_NO_SYNC);
+                assertThat(recordsIn(env, StoreDatabases.CONTENT_DB)).isZero();
+                assertThat(databases.readContent(3)).isEmpty();
+            }
+        }
+    }
+
+    @Test
+    void aStoreDigestIsTheSameWhetherABodyIsStoredInChunksOrInline() {
+        UUID queue = UUID.randomUUID();
+        byte[] metadata = {4, 4};
+        byte[] body = "the same message".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        List<StoreContents.QueueContents> chunked;
+        try (Environment env = environment()) {
+            writeVersion1Store(env, queue, 11, metadata, body);
+            chunked = StoreContents.read(env);
+        }
+        Path inlineStore = dir.resolve("inline");
+        inlineStore.toFile().mkdirs();
+        List<StoreContents.QueueContents> inline;
+        try (Environment env = new Environment(inlineStore.toFile(),
+                new EnvironmentConfig().setAllowCreate(true).setTransactional(true));
+             StoreDatabases databases = StoreDatabases.open(env)) {
+            databases.apply(new ChangeSet(List.of(new ChangeSet.PutConfig(queueRecord(queue)),
+                    new ChangeSet.StoreMessage(11, metadata, body), new ChangeSet.Enqueue(queue, 11))),
+                    Durability.COMMIT_NO_SYNC);
+            assertThat(recordsIn(env, StoreDatabases.CONTENT_DB)).isZero();
+            inline = StoreContents.read(env);
+        }
+
+        assertThat(inline).singleElement().satisfies(contents -> assertThat(contents.depth()).isEqualTo(1));
+        assertThat(inline).isEqualTo(chunked);
+    }
+
+    @Test
+    void anEntryStoredWithItsMessageIsSummarisedFromTheEntryAloneAndAnOlderEntryFromItsMessage() {
+        UUID queue = UUID.randomUUID();
+        byte[] priority7 = org.tandembroker.core.message.MetadataCodec.encode(
+                new org.tandembroker.core.message.MessageMetadata(null, null, true, 7, 0, 1, 5));
+        byte[] priority2 = org.tandembroker.core.message.MetadataCodec.encode(
+                new org.tandembroker.core.message.MessageMetadata(null, null, true, 2, 0, 1, 3));
+        try (Environment env = environment(); StoreDatabases databases = StoreDatabases.open(env)) {
+            databases.apply(new ChangeSet(List.of(new ChangeSet.StoreMessage(1, priority7, new byte[5]),
+                    new ChangeSet.Enqueue(queue, 1))), Durability.COMMIT_NO_SYNC);
+            // stored first, enqueued by a later transaction (as a message moved to another queue): no summary
+            databases.apply(new ChangeSet(List.of(new ChangeSet.StoreMessage(2, priority2, new byte[3]))),
+                    Durability.COMMIT_NO_SYNC);
+            databases.apply(new ChangeSet(List.of(new ChangeSet.Enqueue(queue, 2), new ChangeSet.Enqueue(queue, 3))),
+                    Durability.COMMIT_NO_SYNC);
+            try (Database metadata = env.openDatabase(null, StoreDatabases.METADATA_DB,
+                    new DatabaseConfig().setTransactional(true))) {
+                metadata.delete(null, new DatabaseEntry(RecordCodec.messageKey(1)));
+            }
+
+            assertThat(databases.readEntrySummaries(queue, 0, 3, 10)).containsExactly(
+                    new org.tandembroker.core.store.EntrySummary(1, true, 7, 5), // its message is not read at all
+                    new org.tandembroker.core.store.EntrySummary(2, true, 2, 3),
+                    new org.tandembroker.core.store.EntrySummary(3, false, 0, 0));
+            assertThat(databases.readEntrySummaries(queue, 1, 2, 10)).extracting(
+                    org.tandembroker.core.store.EntrySummary::messageId).containsExactly(2L);
+        }
+    }
+
+    /** A store as brokers before schema version 2 wrote it: one queue holding one message whose body is a chunk. */
+    private static void writeVersion1Store(Environment env, UUID queue, long messageId, byte[] metadata,
+                                           byte[] body) {
+        DatabaseConfig create = new DatabaseConfig().setTransactional(true).setAllowCreate(true);
+        put(env, create, StoreDatabases.SCHEMA_DB, RecordCodec.utf8("version"), RecordCodec.intValue(1));
+        put(env, create, StoreDatabases.CONFIG_DB, RecordCodec.uuidKey(queue),
+                RecordCodec.configValue(queueRecord(queue)));
+        put(env, create, StoreDatabases.METADATA_DB, RecordCodec.messageKey(messageId),
+                RecordCodec.metadataValue(body.length, metadata));
+        put(env, create, StoreDatabases.CONTENT_DB, RecordCodec.chunkKey(messageId, 0), body);
+        put(env, create, StoreDatabases.ENTRIES_DB, RecordCodec.entryKey(queue, messageId), RecordCodec.entryValue());
+    }
+
+    private static org.tandembroker.core.store.ConfigRecord queueRecord(UUID queue) {
+        return new org.tandembroker.core.store.ConfigRecord(queue, org.tandembroker.core.store.ConfigRecord.QUEUE,
+                java.util.Map.of("name", "orders"));
+    }
+
+    private static void put(Environment env, DatabaseConfig create, String database, byte[] key, byte[] value) {
+        try (Database db = env.openDatabase(null, database, create)) {
+            db.put(null, new DatabaseEntry(key), new DatabaseEntry(value));
+        }
+    }
+
+    private static long recordsIn(Environment env, String database) {
+        try (Database db = env.openDatabase(null, database, new DatabaseConfig().setTransactional(true))) {
+            return db.count();
+        }
+    }
+
+    private static int schemaVersion(Environment env) {
+        try (Database db = env.openDatabase(null, StoreDatabases.SCHEMA_DB,
+                new DatabaseConfig().setTransactional(true))) {
+            DatabaseEntry value = new DatabaseEntry();
+            db.get(null, new DatabaseEntry(RecordCodec.utf8("version")), value, null);
+            return RecordCodec.intValue(value.getData());
+        }
+    }
+
+    @Test
     void queueEntryKeysSortInEnqueueOrderWithinAQueue() {
         UUID queue = UUID.randomUUID();
         byte[] low = RecordCodec.entryKey(queue, 255);

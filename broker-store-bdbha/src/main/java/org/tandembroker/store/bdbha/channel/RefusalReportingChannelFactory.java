@@ -16,8 +16,9 @@ import java.nio.channels.SocketChannel;
  * group administration, DbPing, network restore): JE's own TLS or plain factory, with each channel watched until
  * the peer first answers, so that a refusal (an untrusted certificate, TLS against plain TCP) becomes one line in
  * the node's log ({@link ChannelRefusals}) instead of a retry loop visible only in JE's trace; and with the read
- * timeout JE asks for on a connection it opens actually enforced ({@link ReadDeadlineChannel}). JE creates it by class
- * name ({@code je.rep.channelFactoryClass}); its parameters are the {@link ChannelRefusals#token()}.
+ * timeout JE asks for on a connection it opens actually enforced ({@link ReadDeadlineChannel}), and, on a plain
+ * connection, reads that take a whole batch of JE's messages at once ({@link ReadAheadChannel}). JE creates it by
+ * class name ({@code je.rep.channelFactoryClass}); its parameters are the {@link ChannelRefusals#token()}.
  *
  * <p><b>Threads.</b> Called on JE's threads; immutable.
  */
@@ -54,7 +55,7 @@ public final class RefusalReportingChannelFactory implements DataChannelFactory 
 
     @Override
     public DataChannel acceptChannel(SocketChannel socketChannel) {
-        DataChannel channel = delegate.acceptChannel(socketChannel);
+        DataChannel channel = readingAhead(delegate.acceptChannel(socketChannel));
         SocketAddress remote = socketChannel.socket().getRemoteSocketAddress();
         String host = remote instanceof InetSocketAddress address && address.getAddress() != null
                 ? address.getAddress().getHostAddress() : String.valueOf(remote);
@@ -72,6 +73,11 @@ public final class RefusalReportingChannelFactory implements DataChannelFactory 
         }
         DataChannel bounded = connectOptions.getBlocking()
                 ? ReadDeadlineChannel.bound(channel, readTimeout, target) : channel;
-        return new RefusalReportingChannel(bounded, true, tls, target, "to " + target, refusals);
+        return new RefusalReportingChannel(readingAhead(bounded), true, tls, target, "to " + target, refusals);
+    }
+
+    /** A plain channel reads ahead ({@link ReadAheadChannel}); a TLS channel buffers on its own. */
+    private DataChannel readingAhead(DataChannel channel) {
+        return tls ? channel : new ReadAheadChannel(channel);
     }
 }
