@@ -10,6 +10,7 @@ import java.util.Objects;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongConsumer;
@@ -21,8 +22,9 @@ import org.tandembroker.store.bdb.commit.SubmissionQueue.Submission;
 /**
  * The replicated store's committer: several appliers commit batches at once (each may block for a whole
  * acknowledgement round trip), and one flusher makes them durable and completes ordered futures in submission
- * order ({@link ReorderBuffer}). A flush starts as soon as an applier reports its commit record logged, so the
- * fsync overlaps the acknowledgement wait; a commit that such a flush already covered needs no flush of its own.
+ * order ({@link ReorderBuffer}). A flush starts as soon as an applier reports its commit record logged (paced
+ * under load, see {@link #runFlusher}), so the fsync overlaps the acknowledgement wait; a commit that such a flush
+ * already covered needs no flush of its own.
  *
  * <p><b>Threads.</b> {@code <threadName>-applier-<n>} take submissions, commit them and hand every ordered
  * outcome to {@code <threadName>-flusher}; unordered futures complete on their applier. The flusher owns
@@ -76,6 +78,11 @@ final class ApplierPoolCommitter<T> implements CoalescingCommitter<T> {
     private final RecentFlushes recentFlushes = new RecentFlushes();
     /** The log position covered by the last successful flush. */
     private long durable = NO_POSITION;
+    /** The highest position of a logged notice so far. */
+    private long highestLogged = NO_POSITION;
+    /** When the last flush started and how long it took (System.nanoTime). */
+    private long lastFlushStart = System.nanoTime();
+    private long lastFlushNanos;
 
     ApplierPoolCommitter(String threadName, int appliers, int maxBatch, BatchApplier<T> applier, FlushableLog log,
                          CommitOutcomes outcomes) {
@@ -253,23 +260,31 @@ final class ApplierPoolCommitter<T> implements CoalescingCommitter<T> {
      * Makes applied commits durable and completes ordered futures in submission order.
      *
      * <p>A commit whose record is at or below {@code durable} is durable already (a flush ran while its applier
-     * still waited for replica acknowledgements) and needs no flush of its own. The others wait for the next
-     * flush, which starts at once. A logged notice above {@code durable} also starts a flush at once, so the fsync
-     * and the acknowledgement round trip overlap; notices that arrive during a flush are served by one flush after
-     * it. Otherwise the flusher sleeps: it never polls.
+     * still waited for replica acknowledgements) and needs no flush of its own. The others (their acknowledgements
+     * arrived) wait for the next flush, which starts at once. A logged notice above {@code durable} starts an
+     * <em>early</em> flush, so that the fsync overlaps the acknowledgement round trip; notices that arrive during a
+     * flush are served by one flush after it.
+     *
+     * <p>An early flush is paced: it starts no sooner after the previous flush started than twice that flush's
+     * duration, so early flushes keep the disk busy at most half the time. With a few publishers that is no delay
+     * at all (the last flush is long past); under load, back-to-back fsyncs each covered the few commits logged
+     * during the previous one, and an fsync costs the master about as much CPU as a few messages. A commit whose
+     * acknowledgement arrives first never waits for the pace. Otherwise the flusher sleeps: it never polls.
      */
     private void runFlusher() {
         List<Outcome<T>> batch = new ArrayList<>();
         List<Outcome<T>> awaiting = new ArrayList<>();
         boolean stop = false;
         while (!stop) {
-            batch.add(SubmissionQueue.takeIgnoringInterrupts(applied));
-            applied.drainTo(batch);
+            Outcome<T> next = highestLogged > durable ? pollUntil(earlyFlushDue()) : takeNext();
+            if (next != null) {
+                batch.add(next);
+                applied.drainTo(batch);
+            }
             stop = batch.removeIf(outcome -> outcome == endOfOutcomes);
-            boolean loggedAboveDurable = false;
             for (Outcome<T> outcome : batch) {
                 if (outcome.isLoggedNotice()) {
-                    loggedAboveDurable |= outcome.position() > durable;
+                    highestLogged = Math.max(highestLogged, outcome.position());
                 } else if (!outcome.awaitsFlush() || coveredAlready(outcome)) {
                     completionOrder.finished(outcome.submission().sequence(), outcome);
                 } else {
@@ -277,7 +292,7 @@ final class ApplierPoolCommitter<T> implements CoalescingCommitter<T> {
                 }
             }
             batch.clear();
-            if (!awaiting.isEmpty() || loggedAboveDurable) {
+            if (!awaiting.isEmpty() || (highestLogged > durable && System.nanoTime() - earlyFlushDue() >= 0)) {
                 flush(awaiting);
                 awaiting.clear();
             }
@@ -285,6 +300,30 @@ final class ApplierPoolCommitter<T> implements CoalescingCommitter<T> {
         }
         // Closing: the numbers still missing were failed by close() itself; complete the rest in order.
         completionOrder.releaseRemaining(this::complete);
+    }
+
+    /** When an early flush may start: twice the last flush's duration after it started. */
+    private long earlyFlushDue() {
+        return lastFlushStart + 2 * lastFlushNanos;
+    }
+
+    private Outcome<T> takeNext() {
+        return SubmissionQueue.takeIgnoringInterrupts(applied);
+    }
+
+    /** The next outcome, or null once {@code deadline} (System.nanoTime) passed without one. */
+    private Outcome<T> pollUntil(long deadline) {
+        while (true) {
+            long wait = deadline - System.nanoTime();
+            if (wait <= 0) {
+                return applied.poll();
+            }
+            try {
+                return applied.poll(wait, TimeUnit.NANOSECONDS);
+            } catch (InterruptedException e) {
+                // the flusher stops on the end marker only, as in takeNext
+            }
+        }
     }
 
     /** Flushes; everything in {@code awaiting} had been applied before this flush started, so it is covered. */
@@ -300,8 +339,10 @@ final class ApplierPoolCommitter<T> implements CoalescingCommitter<T> {
                 recentFlushes.flushed(durable, awaiting.size());
             }
         } catch (Throwable e) {
-            // A failed flush made nothing durable; a commit whose notice started it waits for the next one.
+            // A failed flush made nothing durable; a commit whose notice started it waits for the next one, which
+            // its acknowledgement or a later notice starts (no early flush is retried on its own).
             failure = outcomes.failed(e);
+            highestLogged = durable;
         }
         for (Outcome<T> outcome : awaiting) {
             Outcome<T> result = failure == null ? outcome
@@ -315,7 +356,10 @@ final class ApplierPoolCommitter<T> implements CoalescingCommitter<T> {
         try {
             log.flush();
         } finally {
-            counters.flushTook(System.nanoTime() - start);
+            long took = System.nanoTime() - start;
+            counters.flushTook(took);
+            lastFlushStart = start;
+            lastFlushNanos = took;
         }
     }
 

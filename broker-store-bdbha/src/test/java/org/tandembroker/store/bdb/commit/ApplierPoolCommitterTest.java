@@ -236,7 +236,7 @@ class ApplierPoolCommitterTest extends CommitterFixture {
      * A fake log: appliers move its end, flushes make everything up to the end seen at their start durable. The
      * first flush runs {@code firstFlush} (to hold it, or to fail it by throwing).
      */
-    private final class FakeLog implements FlushableLog {
+    private class FakeLog implements FlushableLog {
         private final AtomicLong end = new AtomicLong(-1);
         private final Runnable firstFlush;
 
@@ -340,6 +340,47 @@ class ApplierPoolCommitterTest extends CommitterFixture {
         assertThat(flushCalls.get()).isEqualTo(1);
         assertThat(committer.stats().earlyDurable()).isEqualTo(1);
         assertThat(committer.stats().largestBatch()).as("the flush that ran during the wait counts it").isEqualTo(1);
+    }
+
+    @Test
+    void anEarlyFlushStartsNoSoonerThanTwiceThePreviousFlushsDurationAfterItStarted() {
+        long firstFlushMillis = 300;
+        List<Long> flushStarts = new java.util.concurrent.CopyOnWriteArrayList<>();
+        FakeLog log = new FakeLog(() -> sleep(firstFlushMillis)) {
+            @Override
+            public void flush() {
+                flushStarts.add(System.nanoTime());
+                super.flush();
+            }
+        };
+        CountDownLatch acknowledged = new CountDownLatch(1);
+        committer = CoalescingCommitter.applierPool("pos-test", 2, 1, (batch, logged) -> {
+            long position = log.append();
+            logged.accept(position); // both commits are logged, then wait for the replicas
+            awaitLatch(acknowledged);
+            return position;
+        }, log, CommitOutcomes.passThrough());
+        committer.start();
+
+        CompletableFuture<Void> first = committer.submit("first", true);
+        await().atMost(DEADLINE).until(() -> flushStarts.size() == 1);
+        CompletableFuture<Void> second = committer.submit("second", true); // logged during or after the first flush
+        await().atMost(DEADLINE).until(() -> flushStarts.size() == 2); // its early flush, paced
+        acknowledged.countDown();
+
+        assertThat(first).succeedsWithin(DEADLINE);
+        assertThat(second).succeedsWithin(DEADLINE);
+        assertThat(flushStarts.get(1) - flushStarts.get(0)).as("nanoseconds between the two flushes' starts")
+                .isGreaterThanOrEqualTo(2 * firstFlushMillis * 1_000_000);
+        assertThat(flushCalls.get()).as("both commits were durable before their acknowledgements").isEqualTo(2);
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     @Test
