@@ -34,9 +34,10 @@ import org.tandembroker.core.store.StoredEntry;
  * {@code Database}, {@code Cursor} and {@code Transaction}. Layout and encoding: {@link RecordCodec}.
  *
  * <p><b>Threads.</b> No mutable state after {@link #open}: the handles are thread-safe. Writes
- * ({@link #apply}) run on the committer thread(s); {@link #readContent}, {@link #readEntries} and
- * {@link #readMessageIds} on the reader thread; {@link #recoverConfiguration} on the virtual host's activation
- * thread. {@link #close()} runs after all of them stopped.
+ * ({@link #apply}) run on the committer thread(s); {@link #readContent}, {@link #readEntries},
+ * {@link #readEntrySummaries}, {@link #readMessages} and {@link #readMessageIds} on the reader thread;
+ * {@link #recoverConfiguration} on the virtual host's activation thread. {@link #close()} runs after all of them
+ * stopped.
  *
  * <p><b>Locking.</b> Several committer threads may apply transactions at once (the replicated store), and JE
  * keeps a transaction's write locks until its replica acknowledgements arrived. So the range scans of a removal
@@ -385,38 +386,15 @@ public final class StoreDatabases implements AutoCloseable {
      * for replica acknowledgements. The metadata are read committed: nothing writes them while they are recovered.
      */
     public List<StoredEntry> readEntries(UUID queueId, long afterMessageId, long horizon, int max) {
-        List<StoredEntry> page = new ArrayList<>(Math.min(max, 1024));
-        if (afterMessageId >= horizon || max <= 0) {
-            return page;
-        }
-        long queueHigh = queueId.getMostSignificantBits();
-        long queueLow = queueId.getLeastSignificantBits();
-        DatabaseEntry key = new DatabaseEntry(RecordCodec.entryKey(queueId, afterMessageId + 1));
-        DatabaseEntry noData = new DatabaseEntry();
-        noData.setPartial(0, 0, true);
         DatabaseEntry value = new DatabaseEntry();
-        try (Cursor cursor = entries.openCursor(null, null)) {
-            OperationStatus status = cursor.getSearchKeyRange(key, noData, LockMode.READ_UNCOMMITTED);
-            while (status == OperationStatus.SUCCESS && page.size() < max) {
-                byte[] entryKey = key.getData();
-                if (longAt(entryKey, 0) != queueHigh || longAt(entryKey, 8) != queueLow) {
-                    break;
-                }
-                long messageId = longAt(entryKey, 16);
-                if (messageId > horizon) {
-                    break;
-                }
-                if (metadata.get(null, new DatabaseEntry(RecordCodec.messageKey(messageId)), value,
-                        LockMode.READ_COMMITTED) == OperationStatus.SUCCESS) {
-                    byte[] stored = value.getData();
-                    page.add(new StoredEntry(messageId, RecordCodec.metadata(stored), RecordCodec.contentSize(stored)));
-                } else {
-                    page.add(new StoredEntry(messageId, null, 0));
-                }
-                status = cursor.getNext(key, noData, LockMode.READ_UNCOMMITTED);
+        return scanEntries(queueId, afterMessageId, horizon, max, false, (messageId, entryValue) -> {
+            if (metadata.get(null, new DatabaseEntry(RecordCodec.messageKey(messageId)), value,
+                    LockMode.READ_COMMITTED) == OperationStatus.SUCCESS) {
+                byte[] stored = value.getData();
+                return new StoredEntry(messageId, RecordCodec.metadata(stored), RecordCodec.contentSize(stored));
             }
-        }
-        return page;
+            return new StoredEntry(messageId, null, 0);
+        });
     }
 
     /**
@@ -425,7 +403,35 @@ public final class StoreDatabases implements AutoCloseable {
      * the message's metadata. Reads like {@link #readEntries}.
      */
     public List<EntrySummary> readEntrySummaries(UUID queueId, long afterMessageId, long horizon, int max) {
-        List<EntrySummary> page = new ArrayList<>(Math.min(max, 1024));
+        DatabaseEntry value = new DatabaseEntry();
+        return scanEntries(queueId, afterMessageId, horizon, max, true, (messageId, entryValue) -> {
+            if (entryValue != null && RecordCodec.hasEntrySummary(entryValue)) {
+                return new EntrySummary(messageId, true, RecordCodec.entryPriority(entryValue),
+                        RecordCodec.entryContentSize(entryValue));
+            }
+            if (metadata.get(null, new DatabaseEntry(RecordCodec.messageKey(messageId)), value,
+                    LockMode.READ_COMMITTED) == OperationStatus.SUCCESS) {
+                byte[] stored = value.getData();
+                return EntrySummary.of(new StoredEntry(messageId, RecordCodec.metadata(stored),
+                        RecordCodec.contentSize(stored)));
+            }
+            return new EntrySummary(messageId, false, 0, 0);
+        });
+    }
+
+    /** What a scan of a queue's entries makes of each: its message id and, if asked for, the entry's value. */
+    private interface EntryReader<T> {
+        T read(long messageId, byte[] entryValue);
+    }
+
+    /**
+     * Reads up to {@code max} entries of queue {@code queueId} with message ids in ({@code afterMessageId},
+     * {@code horizon}], ascending, through {@code reader}; the entry values only {@code withValues}. Reads
+     * uncommitted and locks nothing (see {@link #readEntries}).
+     */
+    private <T> List<T> scanEntries(UUID queueId, long afterMessageId, long horizon, int max, boolean withValues,
+                                    EntryReader<T> reader) {
+        List<T> page = new ArrayList<>(Math.min(max, 1024));
         if (afterMessageId >= horizon || max <= 0) {
             return page;
         }
@@ -433,7 +439,9 @@ public final class StoreDatabases implements AutoCloseable {
         long queueLow = queueId.getLeastSignificantBits();
         DatabaseEntry key = new DatabaseEntry(RecordCodec.entryKey(queueId, afterMessageId + 1));
         DatabaseEntry entryValue = new DatabaseEntry();
-        DatabaseEntry value = new DatabaseEntry();
+        if (!withValues) {
+            entryValue.setPartial(0, 0, true);
+        }
         try (Cursor cursor = entries.openCursor(null, null)) {
             OperationStatus status = cursor.getSearchKeyRange(key, entryValue, LockMode.READ_UNCOMMITTED);
             while (status == OperationStatus.SUCCESS && page.size() < max) {
@@ -445,18 +453,7 @@ public final class StoreDatabases implements AutoCloseable {
                 if (messageId > horizon) {
                     break;
                 }
-                byte[] summary = entryValue.getData();
-                if (summary != null && RecordCodec.hasEntrySummary(summary)) {
-                    page.add(new EntrySummary(messageId, true, RecordCodec.entryPriority(summary),
-                            RecordCodec.entryContentSize(summary)));
-                } else if (metadata.get(null, new DatabaseEntry(RecordCodec.messageKey(messageId)), value,
-                        LockMode.READ_COMMITTED) == OperationStatus.SUCCESS) {
-                    byte[] stored = value.getData();
-                    page.add(EntrySummary.of(new StoredEntry(messageId, RecordCodec.metadata(stored),
-                            RecordCodec.contentSize(stored))));
-                } else {
-                    page.add(new EntrySummary(messageId, false, 0, 0));
-                }
+                page.add(reader.read(messageId, withValues ? entryValue.getData() : null));
                 status = cursor.getNext(key, entryValue, LockMode.READ_UNCOMMITTED);
             }
         }
