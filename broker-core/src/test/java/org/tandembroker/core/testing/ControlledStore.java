@@ -5,8 +5,10 @@ import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.tandembroker.core.store.ConfigRecord;
+import org.tandembroker.core.store.EntrySummary;
 import org.tandembroker.core.store.MessageStore;
 import org.tandembroker.core.store.RecoveryHandler;
 import org.tandembroker.core.store.StoreRoleListener;
@@ -26,6 +28,8 @@ public final class ControlledStore implements MessageStore {
     private final AtomicReference<CompletableFuture<Void>> pageGate = new AtomicReference<>();
     private final AtomicInteger pagesRequested = new AtomicInteger();
     private final AtomicInteger pagesServed = new AtomicInteger();
+    private final AtomicLong entriesRead = new AtomicLong();
+    private final AtomicLong summariesRead = new AtomicLong();
     private final AtomicReference<CompletableFuture<Void>> nextCommitGate = new AtomicReference<>();
     private final AtomicReference<RuntimeException> nextCommitFailureAfterStoring = new AtomicReference<>();
     private final CompletableFuture<Void> heldCommitStarted = new CompletableFuture<>();
@@ -96,6 +100,24 @@ public final class ControlledStore implements MessageStore {
         delegate.start(roleListener);
     }
 
+    /** Entries recovery read with their messages' metadata ({@link StoredEntries#entries}) so far. */
+    public long entriesRead() {
+        return entriesRead.get();
+    }
+
+    /** Entries recovery read as summaries ({@link StoredEntries#summaries}) so far. */
+    public long summariesRead() {
+        return summariesRead.get();
+    }
+
+    private static <T> CompletableFuture<List<T>> counted(CompletableFuture<List<T>> page, AtomicLong count) {
+        return page.whenComplete((read, failure) -> {
+            if (read != null) {
+                count.addAndGet(read.size());
+            }
+        });
+    }
+
     @Override
     public StoredEntries recover(RecoveryHandler handler) {
         StoredEntries stored = delegate.recover(handler);
@@ -108,11 +130,19 @@ public final class ControlledStore implements MessageStore {
             @Override
             public CompletableFuture<List<StoredEntry>> entries(UUID queueId, long afterMessageId, int max) {
                 if (afterMessageId == 0) {
-                    return stored.entries(queueId, afterMessageId, max); // a head page: never held
+                    // a head page: never held
+                    return counted(stored.entries(queueId, afterMessageId, max), entriesRead);
                 }
                 pagesRequested.incrementAndGet();
-                return pageGate.get().thenCompose(open -> stored.entries(queueId, afterMessageId, max))
-                        .whenComplete((page, failure) -> pagesServed.incrementAndGet());
+                return counted(pageGate.get().thenCompose(open -> stored.entries(queueId, afterMessageId, max))
+                        .whenComplete((page, failure) -> pagesServed.incrementAndGet()), entriesRead);
+            }
+
+            @Override
+            public CompletableFuture<List<EntrySummary>> summaries(UUID queueId, long afterMessageId, int max) {
+                pagesRequested.incrementAndGet();
+                return counted(pageGate.get().thenCompose(open -> stored.summaries(queueId, afterMessageId, max))
+                        .whenComplete((page, failure) -> pagesServed.incrementAndGet()), summariesRead);
             }
 
             @Override

@@ -74,9 +74,12 @@ class DeepQueueRecoveryTest {
         return stored.recover(record -> { }).messageIds(0, 1_000_000).join().length;
     }
 
+    private ControlledStore controlled;
+
     private BrokerVirtualHost start() {
         harness = new VirtualHostHarness(VirtualHostHarness.config(false, VirtualHostHarness.DEFAULTS, List.of(),
-                List.of(), List.of()), () -> new ControlledStore(stored, false), 64L * 1024 * 1024, WINDOW);
+                List.of(), List.of()), () -> controlled = new ControlledStore(stored, false), 64L * 1024 * 1024,
+                WINDOW);
         return harness.host();
     }
 
@@ -112,6 +115,21 @@ class DeepQueueRecoveryTest {
         assertThat(consumeAll(host, "deep", 1000)).isEqualTo(texts);
         await().atMost(DEADLINE).until(() -> messagesInStore() == 0);
         assertThat(queue.depthMessages()).isZero();
+    }
+
+    @Test
+    void entriesBeyondTheWindowAreReadAsSummariesWithoutTheirMessagesAfterTheHeadPage() throws Exception {
+        UUID deep = storedQueue("deep");
+        List<String> texts = storedMessages("m", 1000, deep);
+
+        BrokerVirtualHost host = start();
+        BrokerQueue queue = loaded(host, "deep");
+
+        assertThat(controlled.entriesRead()).as("read with their metadata: the head page only")
+                .isEqualTo(RecoveredEntryLoader.HEAD_PAGE);
+        assertThat(controlled.summariesRead()).isEqualTo(1000 - RecoveredEntryLoader.HEAD_PAGE);
+        assertThat(queue.depthBytes()).isEqualTo(texts.stream().mapToLong(String::length).sum());
+        assertThat(consumeAll(host, "deep", 1000)).isEqualTo(texts);
     }
 
     @Test
