@@ -1,8 +1,11 @@
 package org.tandembroker.amqp;
 
+import java.util.Optional;
+import org.tandembroker.amqp.rehearsal.AmqpRehearsalClient;
 import org.tandembroker.core.frontend.FrontEndContext;
 import org.tandembroker.core.frontend.ProtocolFrontEnd;
 import org.tandembroker.core.frontend.ProtocolFrontEndFactory;
+import org.tandembroker.core.frontend.RehearsalClient;
 
 /** Registers the AMQP 1.0 front end with the core (found with {@link java.util.ServiceLoader}). */
 public final class AmqpFrontEndFactory implements ProtocolFrontEndFactory {
@@ -16,5 +19,10 @@ public final class AmqpFrontEndFactory implements ProtocolFrontEndFactory {
     @Override
     public ProtocolFrontEnd create(FrontEndContext context) {
         return new AmqpServer(context);
+    }
+
+    @Override
+    public Optional<RehearsalClient> rehearsalClient() {
+        return Optional.of(new AmqpRehearsalClient());
     }
 }

@@ -70,6 +70,7 @@ public final class BrokerFiles {
                   </listeners>
                   <security usersFile="users" anonymous="false"/>
                   <limits maxFrameSize="256KiB" maxMessageSize="100MiB" idleTimeout="60s" maxConnections="10000" linkCredit="500"/>
+                  <warmUp duration="${tandem.warmUp:-0}"/>
                 %s
                   <virtualHosts default="%s">
                     <virtualHost name="%s" file="vhost.xml"/>

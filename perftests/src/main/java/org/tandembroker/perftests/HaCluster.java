@@ -118,6 +118,7 @@ public final class HaCluster implements AutoCloseable {
                       <security usersFile="users" anonymous="false"/>
                       <limits maxFrameSize="256KiB" maxMessageSize="100MiB" idleTimeout="60s" maxConnections="10000" linkCredit="500"/>
                       <memory messageBudget="128MiB"/>
+                      <warmUp duration="${tandem.warmUp:-0}"/>
                       <virtualHosts default="%s">
                         <virtualHost name="%s" file="vhost.xml"/>
                       </virtualHosts>

@@ -1,6 +1,7 @@
 package org.tandembroker.core.config;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 
@@ -26,6 +27,9 @@ import java.util.Optional;
  *                               start-up ({@code <virtualHosts onStoreFailure>})
  * @param queueWindow            new entries a durable queue keeps on the heap; beyond them messages stay in the
  *                               store only and are read back in batches ({@code <memory queueWindow>}); 0: no limit
+ * @param warmUp                 at most how long the broker rehearses its publish and consume paths on a scratch
+ *                               virtual host before it opens its stores and listeners ({@code <warmUp duration>});
+ *                               zero: no rehearsal
  */
 public record BrokerConfig(Path sourceFile,
                            List<ListenerConfig> listeners,
@@ -37,10 +41,20 @@ public record BrokerConfig(Path sourceFile,
                            List<VirtualHostConfig> virtualHosts,
                            String defaultVirtualHost,
                            ManagementConfig management,
-                           SecurityConfig security, OnStoreFailure onStoreFailure, int queueWindow) {
+                           SecurityConfig security, OnStoreFailure onStoreFailure, int queueWindow,
+                           Duration warmUp) {
 
     /** Entries a durable queue keeps on the heap unless {@code <memory queueWindow>} says otherwise. */
     public static final int DEFAULT_QUEUE_WINDOW = 20_000;
+
+    /** A configuration without a warm-up before serving ({@code <warmUp>} absent). */
+    public BrokerConfig(Path sourceFile, List<ListenerConfig> listeners, String advertisedClientAddress,
+                        Path usersFile, boolean anonymousEnabled, ConnectionLimits limits, long messageMemoryBudget,
+                        List<VirtualHostConfig> virtualHosts, String defaultVirtualHost, ManagementConfig management,
+                        SecurityConfig security, OnStoreFailure onStoreFailure, int queueWindow) {
+        this(sourceFile, listeners, advertisedClientAddress, usersFile, anonymousEnabled, limits, messageMemoryBudget,
+                virtualHosts, defaultVirtualHost, management, security, onStoreFailure, queueWindow, Duration.ZERO);
+    }
 
     /** A configuration with the default heap window of queues. */
     public BrokerConfig(Path sourceFile, List<ListenerConfig> listeners, String advertisedClientAddress,
@@ -65,6 +79,12 @@ public record BrokerConfig(Path sourceFile,
         virtualHosts = List.copyOf(virtualHosts);
         management = management == null ? ManagementConfig.OFF : management;
         security = security == null ? SecurityConfig.DEFAULTS : security;
+        warmUp = warmUp == null ? Duration.ZERO : warmUp;
+    }
+
+    /** Whether the broker rehearses its publish and consume paths before it serves ({@code <warmUp duration>}). */
+    public boolean warmsUp() {
+        return !warmUp.isZero();
     }
 
     /** A configuration with the default security settings, stopping the broker when a store fails at start-up. */

@@ -32,6 +32,7 @@ import java.util.regex.Pattern;
  *   <limits maxFrameSize="256KiB" maxMessageSize="100MiB" idleTimeout="60s"
  *           maxConnections="10000" linkCredit="500"/>        <!-- optional -->
  *   <memory messageBudget="128MiB" queueWindow="20000"/>     <!-- optional -->
+ *   <warmUp duration="10s"/>                                 <!-- optional; absent: no warm-up -->
  *   <virtualHosts default="default" onStoreFailure="exit">   <!-- required -->
  *     <virtualHost name="default" file="vhosts/default.xml"/> <!-- at least one -->
  *   </virtualHosts>
@@ -66,6 +67,10 @@ import java.util.regex.Pattern;
  *   <tr><td>memory@messageBudget</td><td>&gt;= 0 B</td><td>128MiB, at most an eighth of the maximum heap</td></tr>
  *   <tr><td>memory@queueWindow</td><td>0 (keep every entry on the heap) to 100000000 entries</td><td>20000
  *       </td></tr>
+ *   <tr><td>warmUp@duration</td><td>0 (none) to 2min: at most how long the broker moves messages through a
+ *       scratch virtual host on loopback before it opens its stores and listeners, so that its first clients
+ *       find the publish and consume paths compiled; it ends sooner once the JIT compiler has little left to
+ *       do</td><td>0 (no warm-up) when the element is absent</td></tr>
  *   <tr><td>virtualHosts@default</td><td>a declared virtual host</td><td>the only virtual host, if there is
  *       one; required when there are several</td></tr>
  *   <tr><td>virtualHosts@onStoreFailure</td><td>exit (stop with one line and exit code 1), stay-up (serve the
@@ -108,6 +113,9 @@ import java.util.regex.Pattern;
  * real port.
  */
 public final class BrokerConfigLoader {
+
+    /** The longest {@code <warmUp duration>}. */
+    static final Duration MAX_WARM_UP = Duration.ofMinutes(2);
 
     /** The largest {@code <memory queueWindow>}: a hundred million entries would not fit any heap anyway. */
     static final int MAX_QUEUE_WINDOW = 100_000_000;
@@ -157,7 +165,7 @@ public final class BrokerConfigLoader {
 
         ConfigElement root = ConfigElement.parseRoot(file, "broker", variables);
         root.checkStructure(List.of(), List.of("listeners", "security", "limits", "memory", "virtualHosts",
-                "management"));
+                "management", "warmUp"));
 
         ConfigElement listenersElement = root.requiredChild("listeners", "<listeners> with one <listener> or more");
         List<ListenerConfig> listeners = listeners(listenersElement, base, listenerOverrides);
@@ -191,6 +199,17 @@ public final class BrokerConfigLoader {
             queueWindow = (int) memory.get().integer("queueWindow", 0, MAX_QUEUE_WINDOW, queueWindow);
         }
 
+        Duration warmUp = Duration.ZERO;
+        Optional<ConfigElement> warmUpElement = root.optionalChild("warmUp");
+        if (warmUpElement.isPresent()) {
+            warmUpElement.get().checkStructure(List.of("duration"), List.of());
+            warmUp = warmUpElement.get().duration("duration", Duration.ZERO);
+            if (warmUp.compareTo(MAX_WARM_UP) > 0) {
+                throw warmUpElement.get().invalid("duration", warmUpElement.get().attribute("duration").orElse(""),
+                        "0 (no warm-up) to " + MAX_WARM_UP.toSeconds() + "s");
+            }
+        }
+
         ConfigElement hostsElement = root.requiredChild("virtualHosts",
                 "<virtualHosts> with one <virtualHost name=\"...\" file=\"...\"/> or more");
         List<VirtualHostConfig> virtualHosts = virtualHosts(hostsElement, base, variables);
@@ -206,7 +225,8 @@ public final class BrokerConfigLoader {
         ManagementConfig management = management(root.optionalChild("management"), base, listeners);
 
         return new BrokerConfig(file, listeners, advertised, usersFile, anonymous, limits, messageBudget,
-                virtualHosts, defaultHost, management, securityConfig, onStoreFailure, queueWindow);
+                virtualHosts, defaultHost, management, securityConfig, onStoreFailure, queueWindow,
+                warmUp);
     }
 
     /** {@code permissions} beside the broker file when it exists; else none (authorization off). */

@@ -127,6 +127,7 @@ public final class Broker implements AutoCloseable {
                         + " does not exist and security@permissionsFile is not set): every authenticated user "
                         + "may do everything");
         Map<String, MessageStoreFactory> storeFactories = storeFactories();
+        Rehearsal.runIfConfigured(config, workDirectory, storeFactories, operationalLog);
         int workers = Math.max(2, Runtime.getRuntime().availableProcessors());
         ExecutorService queuePool = Executors.newFixedThreadPool(workers, new NamedThreadFactory("queue-worker", true));
         ScheduledExecutorService housekeeping =

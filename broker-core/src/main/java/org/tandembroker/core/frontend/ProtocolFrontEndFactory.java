@@ -1,5 +1,7 @@
 package org.tandembroker.core.frontend;
 
+import java.util.Optional;
+
 /** Creates a protocol front end; found with {@link java.util.ServiceLoader}. */
 public interface ProtocolFrontEndFactory {
 
@@ -7,4 +9,9 @@ public interface ProtocolFrontEndFactory {
     String protocol();
 
     ProtocolFrontEnd create(FrontEndContext context) throws Exception;
+
+    /** This protocol's client for the start-up warm-up; empty when it has none. */
+    default Optional<RehearsalClient> rehearsalClient() {
+        return Optional.empty();
+    }
 }

@@ -17,6 +17,7 @@ public enum LogCode {
     BRK_1008("BRK-1008", "Not ready : {0}"),
     /** A TLS listener's key store file changed: reloaded (new connections get it), or kept the previous key. */
     BRK_1009("BRK-1009", "Certificate : {0}"),
+    BRK_1010("BRK-1010", "Warm-up : {0}"),
 
     VHT_1001("VHT-1001", "Created : {0}"),
     VHT_1002("VHT-1002", "Activated : {0}"),

@@ -14,17 +14,34 @@ public final class OperationalLog {
     private static final Logger LOG = LoggerFactory.getLogger("tandem.oplog");
 
     private final List<Consumer<String>> observers = new CopyOnWriteArrayList<>();
+    private final boolean logged;
+
+    /** A log whose lines reach the operators' log ({@code tandem.oplog}). */
+    public OperationalLog() {
+        this(true);
+    }
+
+    private OperationalLog(boolean logged) {
+        this.logged = logged;
+    }
+
+    /** A log whose lines reach its observers only: what a scratch virtual host (the warm-up) says. */
+    public static OperationalLog unlogged() {
+        return new OperationalLog(false);
+    }
 
     public void log(LogCode code, Object... args) {
         String line = code.format(args);
-        if (code.name().endsWith("_1007") && code.code().startsWith("BRK")
-                || code == LogCode.BRK_1008 || code == LogCode.MST_1008 || code == LogCode.MST_1010
-                || code == LogCode.MST_1013 || code == LogCode.CON_1005
-                || code == LogCode.HA_1008 || code == LogCode.VHT_1010
-                || code == LogCode.VHT_1012) {
-            LOG.warn(line);
-        } else {
-            LOG.info(line);
+        if (logged) {
+            if (code.name().endsWith("_1007") && code.code().startsWith("BRK")
+                    || code == LogCode.BRK_1008 || code == LogCode.MST_1008 || code == LogCode.MST_1010
+                    || code == LogCode.MST_1013 || code == LogCode.CON_1005
+                    || code == LogCode.HA_1008 || code == LogCode.VHT_1010
+                    || code == LogCode.VHT_1012) {
+                LOG.warn(line);
+            } else {
+                LOG.info(line);
+            }
         }
         for (Consumer<String> observer : observers) {
             observer.accept(line);

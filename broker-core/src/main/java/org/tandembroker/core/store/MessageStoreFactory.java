@@ -1,5 +1,7 @@
 package org.tandembroker.core.store;
 
+import java.nio.file.Path;
+import java.util.Optional;
 import org.tandembroker.core.config.ConfigException;
 import org.tandembroker.core.config.StoreSettings;
 
@@ -17,4 +19,14 @@ public interface MessageStoreFactory {
      * value and allowed values) and creates a store that is not yet started.
      */
     MessageStore create(StoreSettings settings, StoreContext context) throws ConfigException;
+
+    /**
+     * A store for the start-up warm-up ({@code <warmUp>}, {@code daemon.Rehearsal}): the same storage engine and
+     * record layout as this factory's stores, in {@code directory}, on this node alone (nothing replicated), with
+     * the default durability of a standalone store, not yet started. Empty: the warm-up rehearses on the memory
+     * store.
+     */
+    default Optional<MessageStore> rehearsalStore(Path directory, StoreContext context) throws ConfigException {
+        return Optional.empty();
+    }
 }

@@ -339,6 +339,25 @@ class BrokerConfigLoaderTest {
     }
 
     @Test
+    void aWarmUpIsReadFromItsElementAndAbsentMeansNone() throws IOException, ConfigException {
+        assertThat(BrokerConfigLoader.load(broker(ONE_LISTENER + "<warmUp duration=\"15s\"/>\n" + ONE_HOST))
+                .warmUp()).isEqualTo(Duration.ofSeconds(15));
+        assertThat(BrokerConfigLoader.load(broker(ONE_LISTENER + "<warmUp duration=\"0\"/>\n" + ONE_HOST))
+                .warmsUp()).isFalse();
+        BrokerConfig without = BrokerConfigLoader.load(broker(ONE_LISTENER + ONE_HOST));
+        assertThat(without.warmUp()).isZero();
+        assertThat(without.warmsUp()).isFalse();
+    }
+
+    @Test
+    void rejectsAWarmUpLongerThanTwoMinutesOrThatIsNotADuration() throws IOException {
+        rejects(ONE_LISTENER + "<warmUp duration=\"3min\"/>\n" + ONE_HOST, "warmUp@duration", "'3min'",
+                "0 (no warm-up) to 120s");
+        rejects(ONE_LISTENER + "<warmUp duration=\"soon\"/>\n" + ONE_HOST, "warmUp@duration", "'soon'");
+        rejects(ONE_LISTENER + "<warmUp time=\"5s\"/>\n" + ONE_HOST, "warmUp", "time");
+    }
+
+    @Test
     void rejectsAnonymousThatIsNotABoolean() throws IOException {
         rejects(ONE_LISTENER + "<security anonymous=\"yes\"/>\n" + ONE_HOST, "security@anonymous", "'yes'",
                 "true, false");

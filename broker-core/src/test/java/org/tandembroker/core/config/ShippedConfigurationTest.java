@@ -41,6 +41,12 @@ class ShippedConfigurationTest {
     }
 
     @Test
+    void shippedBrokerFileWarmsUpForTwentySecondsUnlessTandemWarmUpSaysOtherwise() throws ConfigException {
+        assertThat(BrokerConfigLoader.load(ETC.resolve("broker.xml"), java.util.Map.of(), ConfigVariables.NONE)
+                .warmUp()).isEqualTo(java.time.Duration.ofSeconds(20));
+    }
+
+    @Test
     void shippedBrokerFileServesJmxOnPort9001AndKeepsMetricsOff() throws ConfigException {
         ManagementConfig management = BrokerConfigLoader.load(ETC.resolve("broker.xml")).management();
 
