@@ -177,8 +177,12 @@ class HaAdminTest {
         ToolRun back = ToolRun.haAdmin(first.asAdmin(), "transfer-master", "node-1", "--timeout-seconds", "30");
         assertThat(back.exitCode()).as(back.toString()).isZero();
         assertThat(back.out()).isEqualTo("node node-1 is the master of group pair (asked node node-1)\n");
+        // The group as the other tests find it: the master sees node-2 as its replica, and node-2 itself has left
+        // the UNKNOWN state it passes through after losing the master role and knows its master.
         await().atMost(ROLE_DEADLINE).until(() -> status(first).path("askedNodeState").asText().equals("MASTER")
-                && "REPLICA".equals(node(status(first), "node-2").path("state").asText()));
+                && "REPLICA".equals(node(status(first), "node-2").path("state").asText())
+                && status(second).path("askedNodeState").asText().equals("REPLICA")
+                && status(second).path("master").asText().equals("node-1"));
     }
 
     @Test
