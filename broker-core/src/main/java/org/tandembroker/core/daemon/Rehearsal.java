@@ -156,9 +156,9 @@ final class Rehearsal {
                             new SecurityStatistics(), "warm-up")));
             frontEnd.start();
             InetSocketAddress address = loopbackAddress(frontEnd.boundAddresses().get(0));
-            CompilerWatch watch = new CompilerWatch(compileMillis, System.nanoTime(), config.warmUp());
             long start = System.nanoTime();
             long compileAtStart = compileMillis.getAsLong();
+            CompilerWatch watch = new CompilerWatch(compileMillis, start, config.warmUp());
             long messages = protocol.get().rehearsalClient().orElseThrow()
                     .rehearse(address, VIRTUAL_HOST, PAIRS, watch::keepGoing);
             long compileAtEnd = compileMillis.getAsLong();

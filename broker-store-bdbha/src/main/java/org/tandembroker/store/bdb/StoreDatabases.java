@@ -387,14 +387,18 @@ public final class StoreDatabases implements AutoCloseable {
      */
     public List<StoredEntry> readEntries(UUID queueId, long afterMessageId, long horizon, int max) {
         DatabaseEntry value = new DatabaseEntry();
-        return scanEntries(queueId, afterMessageId, horizon, max, false, (messageId, entryValue) -> {
-            if (metadata.get(null, new DatabaseEntry(RecordCodec.messageKey(messageId)), value,
-                    LockMode.READ_COMMITTED) == OperationStatus.SUCCESS) {
-                byte[] stored = value.getData();
-                return new StoredEntry(messageId, RecordCodec.metadata(stored), RecordCodec.contentSize(stored));
-            }
-            return new StoredEntry(messageId, null, 0);
-        });
+        return scanEntries(queueId, afterMessageId, horizon, max, false,
+                (messageId, entryValue) -> withMetadata(messageId, value));
+    }
+
+    /** The entry of {@code messageId} with its message's metadata, read committed into {@code value}. */
+    private StoredEntry withMetadata(long messageId, DatabaseEntry value) {
+        if (metadata.get(null, new DatabaseEntry(RecordCodec.messageKey(messageId)), value,
+                LockMode.READ_COMMITTED) == OperationStatus.SUCCESS) {
+            byte[] stored = value.getData();
+            return new StoredEntry(messageId, RecordCodec.metadata(stored), RecordCodec.contentSize(stored));
+        }
+        return new StoredEntry(messageId, null, 0);
     }
 
     /**
@@ -409,13 +413,7 @@ public final class StoreDatabases implements AutoCloseable {
                 return new EntrySummary(messageId, true, RecordCodec.entryPriority(entryValue),
                         RecordCodec.entryContentSize(entryValue));
             }
-            if (metadata.get(null, new DatabaseEntry(RecordCodec.messageKey(messageId)), value,
-                    LockMode.READ_COMMITTED) == OperationStatus.SUCCESS) {
-                byte[] stored = value.getData();
-                return EntrySummary.of(new StoredEntry(messageId, RecordCodec.metadata(stored),
-                        RecordCodec.contentSize(stored)));
-            }
-            return new EntrySummary(messageId, false, 0, 0);
+            return EntrySummary.of(withMetadata(messageId, value));
         });
     }
 
