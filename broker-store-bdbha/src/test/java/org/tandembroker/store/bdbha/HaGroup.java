@@ -18,6 +18,8 @@ import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 import org.tandembroker.core.BrokerException;
 import org.tandembroker.core.ErrorKind;
 import org.tandembroker.core.config.ConfigException;
@@ -41,6 +43,8 @@ final class HaGroup implements AutoCloseable {
     static final Duration ROLE_DEADLINE = Duration.ofSeconds(90);
     static final Duration COMMIT_DEADLINE = Duration.ofSeconds(30);
     static final UUID QUEUE = UUID.fromString("00000000-0000-0000-0000-00000000000a");
+    /** Where {@link Node#awaitQuorum} commits its probe. */
+    static final UUID PROBE_QUEUE = UUID.fromString("00000000-0000-0000-0000-00000000000b");
 
     /** Elections of two-node groups without needless retries (see docs/ha.md). */
     static final NameValue FAST_DESIGNATION = new NameValue("je.rep.electionsPrimaryRetries", "0");
@@ -180,6 +184,32 @@ final class HaGroup implements AutoCloseable {
 
         Node awaitActive() {
             await().atMost(ROLE_DEADLINE).until(listener::isActive);
+            return this;
+        }
+
+        /**
+         * Waits until this master's commits are acknowledged. A new master serves at once and stops again while its
+         * heartbeat finds no quorum, i.e. until its replicas or its arbiter follow it (JE retries those connections
+         * after a delay). Commits a probe message on a queue of its own and removes it again, so {@link #QUEUE} is
+         * unchanged.
+         */
+        Node awaitQuorum() {
+            await().atMost(ROLE_DEADLINE).until(() -> {
+                try {
+                    long id = store.nextMessageId();
+                    StoreTransaction publish = store.newTransaction();
+                    publish.storeMessage(id, new byte[0], new byte[0]);
+                    publish.enqueue(PROBE_QUEUE, id);
+                    publish.commit().get(COMMIT_DEADLINE.toMillis(), TimeUnit.MILLISECONDS);
+                    StoreTransaction remove = store.newTransaction();
+                    remove.dequeue(PROBE_QUEUE, id);
+                    remove.removeMessage(id);
+                    remove.commit().get(COMMIT_DEADLINE.toMillis(), TimeUnit.MILLISECONDS);
+                    return true;
+                } catch (BrokerException | ExecutionException e) {
+                    return false; // not serving (yet or again), or the commit was not acknowledged
+                }
+            });
             return this;
         }
 

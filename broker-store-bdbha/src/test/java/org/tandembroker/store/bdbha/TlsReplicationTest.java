@@ -190,7 +190,8 @@ class TlsReplicationTest {
                 first.publishAll("m", 5);
                 assertThat(arbiterLines).isEmpty();
                 first.close();
-                second.awaitActive(); // node-2 and the arbiter are a majority of three: no designation needed
+                // node-2 and the arbiter are a majority of three: no designation needed, once the arbiter follows
+                second.awaitActive().awaitQuorum();
                 assertThat(second.recover().messages).hasSize(5);
                 assertThat(second.publishAll("acknowledged-by-the-arbiter", 2)).hasSize(2);
                 // node-1 may be reported while it shuts down (its port accepts, then closes mid-handshake): only
