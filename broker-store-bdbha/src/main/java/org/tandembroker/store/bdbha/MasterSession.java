@@ -84,16 +84,25 @@ final class MasterSession implements AutoCloseable {
         StoreDatabases databases = StoreDatabases.open(environment, Set.of(QuorumHeartbeat.DATABASE));
         QuorumHeartbeat heartbeat = null;
         try {
-            heartbeat = QuorumHeartbeat.start(environment, settings.nodeName(), settings.virtualHostName(), events);
+            ReplicaLagGate lagGate = new ReplicaLagGate();
+            heartbeat = QuorumHeartbeat.start(environment, settings.nodeName(), settings.virtualHostName(), events,
+                    lagGate);
             StoreHealth health = new StoreHealth(storeName, operationalLog, events::restartRequired);
             Outcomes outcomes = new Outcomes(settings.nodeName(), health, events);
             Durability dataDurability = settings.commitDurability();
             // Ordered submissions are data commits, unordered ones removals (see commit()): a batch is one or the
-            // other, never both, so it takes the durability of its first change set.
+            // other, never both, so it takes the durability of its first change set. Removals wait for no
+            // acknowledgement, but do not run far ahead of the replicas either (ReplicaLagGate).
             CoalescingCommitter<ChangeSet> committer = CoalescingCommitter.applierPool(
                     "ha-committer-" + settings.virtualHostName(), APPLIERS, MAX_BATCH,
-                    (batch, logged) -> CommitLoggedHook.whileCommitting(logged, () -> databases.applyAt(batch,
-                            batch.get(0).removalOnly() ? REMOVAL_DURABILITY : dataDurability)),
+                    (batch, logged) -> {
+                        boolean removals = batch.get(0).removalOnly();
+                        if (removals) {
+                            lagGate.passRemoval();
+                        }
+                        return CommitLoggedHook.whileCommitting(logged, () -> databases.applyAt(batch,
+                                removals ? REMOVAL_DURABILITY : dataDurability));
+                    },
                     FlushableLog.of(databases::logEnd, databases::flushLog), outcomes);
             committer.start();
             return new MasterSession(settings, operationalLog, databases, health, committer, heartbeat);

@@ -50,6 +50,7 @@ final class QuorumHeartbeat implements AutoCloseable {
     private final ReplicatedEnvironment environment;
     private final String nodeName;
     private final SessionReports reports;
+    private final ReplicaLagGate lagGate;
     private final Database database;
     private final ScheduledExecutorService thread;
     private volatile boolean stopped;
@@ -58,18 +59,22 @@ final class QuorumHeartbeat implements AutoCloseable {
     private boolean diskFullLogged;
 
     private QuorumHeartbeat(ReplicatedEnvironment environment, String nodeName, String virtualHostName,
-                            SessionReports reports, Database database) {
+                            SessionReports reports, ReplicaLagGate lagGate, Database database) {
         this.environment = environment;
         this.nodeName = nodeName;
         this.reports = reports;
+        this.lagGate = lagGate;
         this.database = database;
         this.thread = Executors.newSingleThreadScheduledExecutor(
                 NamedThreadFactory.daemonThread("ha-heartbeat-" + virtualHostName, t -> beatingThread = t));
     }
 
-    /** Opens (creating) the heartbeat database on the master and starts beating. */
+    /**
+     * Opens (creating) the heartbeat database on the master and starts beating. Each beat's wait for its
+     * acknowledgements is reported to {@code lagGate}.
+     */
     static QuorumHeartbeat start(ReplicatedEnvironment environment, String nodeName, String virtualHostName,
-                                 SessionReports reports) {
+                                 SessionReports reports, ReplicaLagGate lagGate) {
         // Opened without waiting for replicas (as the store's databases are): the first beat is what waits.
         Transaction opening = environment.beginTransaction(null, new TransactionConfig().setDurability(OPENING));
         Database database;
@@ -83,7 +88,8 @@ final class QuorumHeartbeat implements AutoCloseable {
                 abortQuietly(opening);
             }
         }
-        QuorumHeartbeat heartbeat = new QuorumHeartbeat(environment, nodeName, virtualHostName, reports, database);
+        QuorumHeartbeat heartbeat = new QuorumHeartbeat(environment, nodeName, virtualHostName, reports, lagGate,
+                database);
         heartbeat.thread.scheduleWithFixedDelay(heartbeat::beat, 0, INTERVAL_MILLIS, TimeUnit.MILLISECONDS);
         return heartbeat;
     }
@@ -130,8 +136,13 @@ final class QuorumHeartbeat implements AutoCloseable {
         try {
             database.put(txn, new DatabaseEntry(KEY),
                     new DatabaseEntry(ByteBuffer.allocate(Long.BYTES).putLong(System.currentTimeMillis()).array()));
-            txn.commit();
-            txn = null;
+            lagGate.awaitingAcknowledgements();
+            try {
+                txn.commit();
+                txn = null;
+            } finally {
+                lagGate.acknowledgementsEnded();
+            }
         } finally {
             if (txn != null) {
                 abortQuietly(txn);
