@@ -24,6 +24,12 @@ public final class ChannelRefusals implements AutoCloseable {
     static final long REPEAT_AFTER_MILLIS = TimeUnit.MINUTES.toMillis(5);
     /** Closed connections in a row without an answer before a plain channel reports a probable TLS peer. */
     static final int SILENT_CLOSES_BEFORE_REPORT = 3;
+    /**
+     * How long such closes must have gone on before they are reported: a node that is starting or stopping closes
+     * connections for a moment (three within half a second were seen while a peer's replication service started), a
+     * misconfigured one for good.
+     */
+    static final long SILENT_CLOSES_REPORT_AFTER_MILLIS = TimeUnit.SECONDS.toMillis(10);
 
     /** Receives one refusal: the peer ("from ADDRESS" or "to ADDRESS") and the reason, for operators. */
     @FunctionalInterface
@@ -35,7 +41,14 @@ public final class ChannelRefusals implements AutoCloseable {
     private final Sink sink;
     private final LongSupplier clock;
     private final Map<String, Long> lastReported = new ConcurrentHashMap<>();
-    private final Map<String, Integer> silentCloses = new ConcurrentHashMap<>();
+    private final Map<String, SilentCloses> silentCloses = new ConcurrentHashMap<>();
+
+    /** Connections to one peer closed in a row without an answer, and when the first of them was. */
+    private record SilentCloses(int count, long since) {
+        SilentCloses plusOne() {
+            return new SilentCloses(count + 1, since);
+        }
+    }
 
     private ChannelRefusals(String token, Sink sink, LongSupplier clock) {
         this.token = token;
@@ -49,6 +62,11 @@ public final class ChannelRefusals implements AutoCloseable {
         ChannelRefusals refusals = new ChannelRefusals(token, sink, System::currentTimeMillis);
         REGISTERED.put(token, refusals);
         return refusals;
+    }
+
+    /** Unregistered, with its own clock: for tests. */
+    static ChannelRefusals withClock(Sink sink, LongSupplier clock) {
+        return new ChannelRefusals("test", sink, clock);
     }
 
     /** The registered refusals of {@code token}; an unknown token (none registered) reports to this class's log. */
@@ -79,13 +97,14 @@ public final class ChannelRefusals implements AutoCloseable {
     }
 
     /**
-     * A connection to {@code peerHost} was closed before any answer; after a few in a row this is reported (a TLS
-     * peer closes a plain connection without a word, a plain peer a TLS one; so does a node that is stopping, hence
-     * the count).
+     * A connection to {@code peerHost} was closed before any answer; after a few in a row, over at least
+     * {@link #SILENT_CLOSES_REPORT_AFTER_MILLIS}, this is reported (a TLS peer closes a plain connection without a
+     * word, a plain peer a TLS one; so does a node that is starting or stopping, hence the count and the time).
      */
     void closedWithoutAnswer(String peerHost, String peer, boolean tls) {
-        int count = silentCloses.merge(peerHost, 1, Integer::sum);
-        if (count >= SILENT_CLOSES_BEFORE_REPORT) {
+        long now = clock.getAsLong();
+        SilentCloses run = silentCloses.merge(peerHost, new SilentCloses(1, now), (old, first) -> old.plusOne());
+        if (run.count() >= SILENT_CLOSES_BEFORE_REPORT && now - run.since() >= SILENT_CLOSES_REPORT_AFTER_MILLIS) {
             refused(peer, tls
                     ? "it closed " + SILENT_CLOSES_BEFORE_REPORT + " or more connections in a row during the TLS "
                     + "handshake: it probably speaks plain TCP on replication (no <replicationTls>) while this node "
