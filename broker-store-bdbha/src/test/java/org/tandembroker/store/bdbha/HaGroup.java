@@ -196,15 +196,9 @@ final class HaGroup implements AutoCloseable {
         Node awaitQuorum() {
             await().atMost(ROLE_DEADLINE).until(() -> {
                 try {
-                    long id = store.nextMessageId();
-                    StoreTransaction publish = store.newTransaction();
-                    publish.storeMessage(id, new byte[0], new byte[0]);
-                    publish.enqueue(PROBE_QUEUE, id);
-                    publish.commit().get(COMMIT_DEADLINE.toMillis(), TimeUnit.MILLISECONDS);
-                    StoreTransaction remove = store.newTransaction();
-                    remove.dequeue(PROBE_QUEUE, id);
-                    remove.removeMessage(id);
-                    remove.commit().get(COMMIT_DEADLINE.toMillis(), TimeUnit.MILLISECONDS);
+                    Commit probe = publishOn(PROBE_QUEUE, "quorum probe");
+                    probe.future().get(COMMIT_DEADLINE.toMillis(), TimeUnit.MILLISECONDS);
+                    acknowledgeOn(PROBE_QUEUE, probe.id()).get(COMMIT_DEADLINE.toMillis(), TimeUnit.MILLISECONDS);
                     return true;
                 } catch (BrokerException | ExecutionException e) {
                     return false; // not serving (yet or again), or the commit was not acknowledged
@@ -235,11 +229,15 @@ final class HaGroup implements AutoCloseable {
 
         /** Starts a commit of one message (content {@code text}) on the test queue; returns its id and future. */
         Commit publish(String text) {
+            return publishOn(QUEUE, text);
+        }
+
+        private Commit publishOn(UUID queue, String text) {
             long id = store.nextMessageId();
             StoreTransaction txn = store.newTransaction();
             txn.storeMessage(id, ("meta-" + id).getBytes(StandardCharsets.UTF_8),
                     text.getBytes(StandardCharsets.UTF_8));
-            txn.enqueue(QUEUE, id);
+            txn.enqueue(queue, id);
             return new Commit(id, text, txn.commit());
         }
 
@@ -265,8 +263,12 @@ final class HaGroup implements AutoCloseable {
 
         /** Starts a removal-only commit (a consumer's acknowledgement) of message {@code id}. */
         CompletableFuture<Void> acknowledge(long id) {
+            return acknowledgeOn(QUEUE, id);
+        }
+
+        private CompletableFuture<Void> acknowledgeOn(UUID queue, long id) {
             StoreTransaction txn = store.newTransaction();
-            txn.dequeue(QUEUE, id);
+            txn.dequeue(queue, id);
             txn.removeMessage(id);
             return txn.commit();
         }
