@@ -45,15 +45,21 @@ public final class BacklogRun {
 
     private final Path lib;
     private final List<String> jvmOptions;
+    private final Duration tandemWarmUp;
     private final Path temp;
     private final Path results;
     private final Duration drainTimeout;
     private final Progress progress;
 
-    public BacklogRun(Path lib, List<String> jvmOptions, Path temp, Path results, Duration drainTimeout,
-                      Progress progress) {
+    /**
+     * @param tandemWarmUp each Tandem node's {@code <warmUp duration>} (the shipped {@code etc/broker.xml} has 20 s;
+     *                     zero starts the nodes cold); the peer has no such setting
+     */
+    public BacklogRun(Path lib, List<String> jvmOptions, Duration tandemWarmUp, Path temp, Path results,
+                      Duration drainTimeout, Progress progress) {
         this.lib = lib;
         this.jvmOptions = List.copyOf(jvmOptions);
+        this.tandemWarmUp = tandemWarmUp;
         this.temp = temp;
         this.results = results;
         this.drainTimeout = drainTimeout;
@@ -82,13 +88,15 @@ public final class BacklogRun {
 
     private BacklogResult onTandem(Load load, int run) throws Exception {
         String prefix = String.format(Locale.ROOT, "backlog-ha-default-%d", run);
+        List<String> tandemJvmOptions = new ArrayList<>(jvmOptions);
+        tandemJvmOptions.add("-Dtandem.warmUp=" + (tandemWarmUp.isZero() ? "0" : tandemWarmUp.toMillis() + "ms"));
         try (HaCluster cluster = HaCluster.write(Files.createTempDirectory(temp, "tandem-perf-backlog-"), lib,
-                jvmOptions, 2, FailoverRun.DURABILITY, true, true, List.of("je.rep.electionsPrimaryRetries=0"))) {
+                tandemJvmOptions, 2, FailoverRun.DURABILITY, true, true, List.of("je.rep.electionsPrimaryRetries=0"))) {
             try {
                 progress.update("starting 2 nodes");
                 cluster.start(Duration.ZERO);
-                String settings = "Tandem bdb-ha 2 nodes, " + FailoverRun.DURABILITY + ", coalescingSync true;"
-                        + " node-2 designated after the kill";
+                String settings = "Tandem bdb-ha 2 nodes, " + FailoverRun.DURABILITY + ", coalescingSync true, warm-up "
+                        + tandemWarmUp.toMillis() / 1000.0 + " s; node-2 designated after the kill";
                 DeliveryLedger ledger = new DeliveryLedger(load.producers());
                 Duration fill;
                 List<String> notes = new ArrayList<>();

@@ -182,6 +182,11 @@ public final class HaBenchmark implements Callable<Integer> {
                     + " --rep je.rep.vlsn.logCacheSize=1024; the broker validates it at start-up.")
     private List<String> repConfig = new ArrayList<>();
 
+    @Option(names = "--tandem-warm-up", converter = DurationConverter.class, paramLabel = "DURATION",
+            defaultValue = "20s", description = "backlog: each Tandem node's <warmUp duration>, run before it serves"
+            + " (default: ${DEFAULT-VALUE}, the shipped etc/broker.xml's; 0s starts the nodes cold)")
+    private Duration tandemWarmUp;
+
     @Option(names = "--broker-jvm-option")
     private List<String> brokerJvmOptions = new ArrayList<>();
 
@@ -734,7 +739,7 @@ public final class HaBenchmark implements Callable<Integer> {
 
     private boolean backlog(BacklogRun.Load load) throws Exception {
         Progress progress = Progress.console();
-        BacklogRun run = new BacklogRun(lib, brokerJvmOptions, temp, results, drainTimeout, progress);
+        BacklogRun run = new BacklogRun(lib, brokerJvmOptions, tandemWarmUp, temp, results, drainTimeout, progress);
         for (int round = 1; round <= runs; round++) {
             for (String setup : setups) {
                 backlogResults.add(run.run(setup, load, round));

@@ -99,7 +99,8 @@ class HaBenchmarkSmokeIT {
     @Timeout(300)
     void aBacklogIsFilledAndDrainedAfterTheFailoverOnTandemAndOnThePeerPair() throws Exception {
         HaBenchmark.Report report = HaBenchmark.run(args(List.of("backlog", "--backlog", "300", "--producers", "3",
-                "--consumers", "2", "--in-flight", "10", "--drain-timeout", "90s", "--results", resultsBase())));
+                "--consumers", "2", "--in-flight", "10", "--drain-timeout", "90s", "--tandem-warm-up", "1s",
+                "--results", resultsBase())));
 
         assertThat(report.backlog()).extracting(BacklogResult::setup).containsExactly("ha-default", "artemis-pair");
         for (BacklogResult r : report.backlog()) {
@@ -123,6 +124,8 @@ class HaBenchmarkSmokeIT {
         assertThat(Files.readString(folder.resolve("backlog.md"))).contains("# A backlog filled", "300 of 300",
                 "Tandem / peer", "verdicts are indicative only");
         assertThat(folder.resolve("backlog-ha-default-1-node-2.log")).content()
-                .contains("HA-1001 : Role changed : default : node node-2 is now MASTER");
+                .contains("HA-1001 : Role changed : default : node node-2 is now MASTER")
+                .contains("BRK-1010 : Warm-up").contains("ended at warmUp@duration 1s");
+        assertThat(Files.readString(folder.resolve("backlog.md"))).contains("warm-up 1.0 s");
     }
 }
