@@ -58,7 +58,7 @@ public final class ScriptProcess implements AutoCloseable {
         ProcessBuilder builder = new ProcessBuilder("bash", "-c", command).directory(HOME.toFile())
                 .redirectErrorStream(true);
         builder.environment().put("TANDEM_NO_BUILD", "1");
-        // The shipped etc/broker.xml warms up for ${TANDEM_WARM_UP:-20s} before serving; the system tests' brokers
+        // The shipped etc/broker.xml warms up for ${TANDEM_WARM_UP:-40s} before serving; the system tests' brokers
         // start cold unless a test asks otherwise (WarmUpTest covers the warm-up).
         builder.environment().put("TANDEM_WARM_UP", "0");
         builder.environment().putAll(environment);

@@ -52,7 +52,7 @@ public final class BacklogRun {
     private final Progress progress;
 
     /**
-     * @param tandemWarmUp each Tandem node's {@code <warmUp duration>} (the shipped {@code etc/broker.xml} has 20 s;
+     * @param tandemWarmUp each Tandem node's {@code <warmUp duration>} (the shipped {@code etc/broker.xml} has 40 s;
      *                     zero starts the nodes cold); the peer has no such setting
      */
     public BacklogRun(Path lib, List<String> jvmOptions, Duration tandemWarmUp, Path temp, Path results,

@@ -183,7 +183,7 @@ public final class HaBenchmark implements Callable<Integer> {
     private List<String> repConfig = new ArrayList<>();
 
     @Option(names = "--tandem-warm-up", converter = DurationConverter.class, paramLabel = "DURATION",
-            defaultValue = "20s", description = "backlog: each Tandem node's <warmUp duration>, run before it serves"
+            defaultValue = "40s", description = "backlog: each Tandem node's <warmUp duration>, run before it serves"
             + " (default: ${DEFAULT-VALUE}, the shipped etc/broker.xml's; 0s starts the nodes cold)")
     private Duration tandemWarmUp;
 

@@ -36,8 +36,8 @@ import picocli.CommandLine.Spec;
 @Command(name = "warm-start", mixinStandardHelpOptions = true, sortOptions = false,
         description = "Throughput per second of a fresh broker and of a replica that has just become master,"
                 + " against the same broker warm (target: >= 80 %% within 10 s of serving). The brokers it starts"
-                + " do not warm up before serving unless a variant says so: --variant warmup=-Dtandem.warmUp=20s"
-                + " (the shipped etc/broker.xml warms up for 20 s).")
+                + " do not warm up before serving unless a variant says so: --variant warmup=-Dtandem.warmUp=40s"
+                + " (the shipped etc/broker.xml warms up for at most 40 s).")
 public final class WarmStartBenchmark implements Callable<Integer> {
     private static final Duration REPORTED_BUCKET = Duration.ofSeconds(2);
 

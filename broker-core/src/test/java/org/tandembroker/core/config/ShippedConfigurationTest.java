@@ -41,9 +41,9 @@ class ShippedConfigurationTest {
     }
 
     @Test
-    void shippedBrokerFileWarmsUpForTwentySecondsUnlessTandemWarmUpSaysOtherwise() throws ConfigException {
+    void shippedBrokerFileWarmsUpForAtMostFortySecondsUnlessTandemWarmUpSaysOtherwise() throws ConfigException {
         assertThat(BrokerConfigLoader.load(ETC.resolve("broker.xml"), java.util.Map.of(), ConfigVariables.NONE)
-                .warmUp()).isEqualTo(java.time.Duration.ofSeconds(20));
+                .warmUp()).isEqualTo(java.time.Duration.ofSeconds(40));
     }
 
     @Test
