@@ -24,6 +24,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.tandembroker.core.config.BrokerConfigLoader;
 import org.tandembroker.core.daemon.Broker;
 import org.tandembroker.core.oplog.OperationalLog;
+import org.tandembroker.core.store.replication.GroupMember;
 
 /**
  * {@code <warmUp duration>}: before it serves, the broker moves persistent messages through a scratch virtual host
@@ -57,7 +58,7 @@ class WarmUpTest {
     }
 
     @Test
-    void aReplicatedNodeRehearsesInAGroupOfItsOwnAndThenJoinsItsRealGroupAsConfigured() throws Exception {
+    void aReplicatedNodeRehearsesInAScratchGroupOfItsOwnAndThenJoinsOnlyItsRealGroupAsConfigured() throws Exception {
         List<String> lines = new CopyOnWriteArrayList<>();
         int port;
         try (ServerSocket free = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
@@ -78,6 +79,9 @@ class WarmUpTest {
             assertThat(Long.parseLong(matcher.group(1).replace(",", ""))).as(warmUp).isPositive();
             assertThat(broker.ready().get(60, TimeUnit.SECONDS)).isNull();
             assertThat(lines).noneMatch(l -> l.contains("tandem-warm-up"));
+            assertThat(broker.virtualHost("default").store().orElseThrow().replication().orElseThrow()
+                    .groupMembers()).as("the scratch group's replica is not in the real group")
+                    .extracting(GroupMember::name).containsExactly("node-1");
             assertThat(Files.exists(directory.resolve("work/.warm-up"))).isFalse();
             assertThat(sendAndReceive(broker, "replicated")).isEqualTo("replicated");
         }

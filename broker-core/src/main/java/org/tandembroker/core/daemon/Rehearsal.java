@@ -60,9 +60,13 @@ import org.tandembroker.core.vhost.VirtualHostState;
  * <p>The scratch virtual host has the real configuration's connection limits and heap window and a store of the
  * same engine ({@link MessageStoreFactory#rehearsalStore}, in {@code WORK/.warm-up}, deleted afterwards), a
  * listener on 127.0.0.1 with an ephemeral port that only SASL ANONYMOUS can use, and an operational log of its own
- * (none of its lines reach the operators' log). A replicated node rehearses as the master of a group of one of
- * its own (its real group is not touched). The rehearsal ends at {@code duration}, or sooner once the compiler has been
- * nearly idle for a second ({@link #SETTLED_COMPILE_MILLIS_PER_SECOND}) after at least {@link #MINIMUM} of load.
+ * (none of its lines reach the operators' log). A replicated node rehearses as the master of a scratch group of two
+ * of its own in this JVM, its replica started beside it, so that the feeder and the replica's replay are compiled too
+ * (its real group is not touched). It runs in {@link #ROUNDS} rounds, each on a fresh scratch virtual host, store
+ * and front end, so that the code its set-up and tear-down threw away is compiled again by the second. A round ends
+ * once the compiler has been nearly idle for a second ({@link #SETTLED_COMPILE_MILLIS_PER_SECOND}) after at least
+ * {@link #MINIMUM} of load; the rehearsal ends at {@code duration} (a later round that would have less than
+ * {@link #MINIMUM} before it is not started).
  *
  * <p>It never stops the broker from starting: any failure is one {@code BRK-1010} line and start-up goes on.
  * Thread: the starting thread; the client's connections run on their own threads.
@@ -73,7 +77,15 @@ final class Rehearsal {
     static final String DIRECTORY = ".warm-up";
     /** Publisher/consumer pairs: enough concurrent commits to exercise group commit, few enough for two cores. */
     static final int PAIRS = 8;
-    /** The least load before the compiler's quiet may end the rehearsal. */
+    /**
+     * The whole rehearsal twice: set-up, load and tear-down, then again on a fresh store. Tearing down (connections
+     * closing, the store closing) and setting up (a store opening) take branches that the load never took, and the
+     * compiler then throws away (deoptimizes) hot code it had compiled without them; the second round compiles it
+     * again with them, so that the end of the rehearsal and the real store's start no longer leave the hot paths to
+     * be compiled afresh under the first real clients.
+     */
+    static final int ROUNDS = 2;
+    /** The least load of each round before the compiler's quiet may end it. */
     static final Duration MINIMUM = Duration.ofSeconds(3);
     /** The compiler counts as settled when it compiled for less than this many ms in the last second. */
     static final long SETTLED_COMPILE_MILLIS_PER_SECOND = 40;
@@ -82,7 +94,7 @@ final class Rehearsal {
     }
 
     /** What a rehearsal did, for the log line and the tests. */
-    record Outcome(long messages, Duration took, Duration compiling, boolean settled) {
+    record Outcome(long messages, int rounds, Duration took, Duration compiling, boolean settled) {
     }
 
     /**
@@ -102,8 +114,9 @@ final class Rehearsal {
             }
             Outcome done = outcome.get();
             operationalLog.log(LogCode.BRK_1010, String.format(
-                    "%,d messages through a scratch virtual host in %.1f s (JIT compiling %.1f s; %s)",
-                    done.messages(), done.took().toMillis() / 1000.0, done.compiling().toMillis() / 1000.0,
+                    "%,d messages through a scratch virtual host in %.1f s, %d round%s (JIT compiling %.1f s; %s)",
+                    done.messages(), done.took().toMillis() / 1000.0, done.rounds(), done.rounds() == 1 ? "" : "s",
+                    done.compiling().toMillis() / 1000.0,
                     done.settled() ? "ended as the compiler settled" : "ended at warmUp@duration "
                             + config.warmUp().toSeconds() + "s"));
         } catch (Exception e) {
@@ -113,8 +126,9 @@ final class Rehearsal {
     }
 
     /**
-     * Rehearses for at most {@code config.warmUp()}; {@code compileMillis} is the JIT's total compilation time so
-     * far (or -1 when unknown: then the rehearsal runs its whole duration). Empty when no front end has a client.
+     * Rehearses for at most {@code config.warmUp()}, in {@link #ROUNDS} rounds; {@code compileMillis} is the JIT's
+     * total compilation time so far (or -1 when unknown: then the rehearsal runs its whole duration). Empty when no
+     * front end has a client.
      */
     static Optional<Outcome> run(BrokerConfig config, Path workDirectory, Map<String, MessageStoreFactory> stores,
                                  LongSupplier compileMillis) throws Exception {
@@ -123,6 +137,40 @@ final class Rehearsal {
         if (protocol.isEmpty()) {
             return Optional.empty();
         }
+        return Optional.of(run(config, workDirectory, stores, protocol.get(), compileMillis));
+    }
+
+    /** Rehearses with {@code protocol}'s front end and client (which it must have). */
+    static Outcome run(BrokerConfig config, Path workDirectory, Map<String, MessageStoreFactory> stores,
+                       ProtocolFrontEndFactory protocol, LongSupplier compileMillis) throws Exception {
+        long start = System.nanoTime();
+        long compileAtStart = compileMillis.getAsLong();
+        long deadline = start + config.warmUp().toNanos();
+        long messages = 0;
+        int rounds = 0;
+        boolean settled = false;
+        for (int round = 0; round < ROUNDS && (round == 0 || deadline - System.nanoTime() >= MINIMUM.toNanos());
+             round++) {
+            Round done = rehearseOnce(config, workDirectory, stores, protocol, compileMillis, deadline);
+            messages += done.messages();
+            settled = done.settled();
+            rounds++;
+        }
+        long compileAtEnd = compileMillis.getAsLong();
+        return new Outcome(messages, rounds, Duration.ofNanos(System.nanoTime() - start),
+                Duration.ofMillis(compileAtStart < 0 ? 0 : compileAtEnd - compileAtStart), settled);
+    }
+
+    private record Round(long messages, boolean settled) {
+    }
+
+    /**
+     * One round: a scratch virtual host on a fresh scratch store and a front end are set up, the client's load runs
+     * until the compiler settles (or {@code deadlineNanos}), and everything is torn down and deleted again.
+     */
+    private static Round rehearseOnce(BrokerConfig config, Path workDirectory, Map<String, MessageStoreFactory> stores,
+                                      ProtocolFrontEndFactory protocol, LongSupplier compileMillis,
+                                      long deadlineNanos) throws Exception {
         Path directory = workDirectory.resolve(DIRECTORY);
         deleteRecursively(directory);
         Files.createDirectories(directory);
@@ -150,20 +198,18 @@ final class Rehearsal {
                     directory.resolve("users"), true, config.limits(), config.messageMemoryBudget(),
                     List.of(hostConfig), VIRTUAL_HOST, ManagementConfig.OFF,
                     new SecurityConfig(Optional.empty(), false, Duration.ZERO, Duration.ZERO));
-            frontEnd = protocol.get().create(new FrontEndContext(scratchConfig, directory,
+            frontEnd = protocol.create(new FrontEndContext(scratchConfig, directory,
                     new BrokerVirtualHosts(Map.of(VIRTUAL_HOST, host), VIRTUAL_HOST, Set.of()),
                     AnonymousOnly.INSTANCE, scratchLog, AccessControl.unrestricted(scratchLog,
                             new SecurityStatistics(), "warm-up")));
             frontEnd.start();
             InetSocketAddress address = loopbackAddress(frontEnd.boundAddresses().get(0));
-            long start = System.nanoTime();
-            long compileAtStart = compileMillis.getAsLong();
-            CompilerWatch watch = new CompilerWatch(compileMillis, start, config.warmUp());
-            long messages = protocol.get().rehearsalClient().orElseThrow()
+            long roundStart = System.nanoTime();
+            CompilerWatch watch = new CompilerWatch(compileMillis, roundStart,
+                    Duration.ofNanos(Math.max(0, deadlineNanos - roundStart)));
+            long messages = protocol.rehearsalClient().orElseThrow()
                     .rehearse(address, VIRTUAL_HOST, PAIRS, watch::keepGoing);
-            long compileAtEnd = compileMillis.getAsLong();
-            return Optional.of(new Outcome(messages, Duration.ofNanos(System.nanoTime() - start),
-                    Duration.ofMillis(compileAtStart < 0 ? 0 : compileAtEnd - compileAtStart), watch.settled()));
+            return new Round(messages, watch.settled());
         } finally {
             if (frontEnd != null) {
                 frontEnd.close();

@@ -22,9 +22,10 @@ public interface MessageStoreFactory {
 
     /**
      * A store for the start-up warm-up ({@code <warmUp>}, {@code daemon.Rehearsal}): the same storage engine and
-     * record layout as this factory's stores, in {@code directory}, on this node alone (nothing replicated), with
-     * the default durability of a standalone store, not yet started. Empty: the warm-up rehearses on the memory
-     * store.
+     * record layout as this factory's stores, in {@code directory}, with this type's default durability, not yet
+     * started; it never joins or touches the node's real stores or group (a replicated type may rehearse with
+     * scratch peers of its own in this JVM, so that its replication paths run too). Empty: the warm-up rehearses on
+     * the memory store.
      */
     default Optional<MessageStore> rehearsalStore(Path directory, StoreContext context) throws ConfigException {
         return Optional.empty();

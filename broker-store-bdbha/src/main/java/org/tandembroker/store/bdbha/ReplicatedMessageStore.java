@@ -83,8 +83,16 @@ public final class ReplicatedMessageStore implements MessageStore {
     private final AtomicBoolean closeRequested = new AtomicBoolean();
     private final AtomicLong nextMessageId = new AtomicLong(1);
     private volatile Thread readerThread;
+    /** The warm-up's scratch replica beside this store, started and closed with it; null for a real store. */
+    private final RehearsalGroup rehearsalGroup;
 
     public ReplicatedMessageStore(ReplicatedStoreSettings settings, StoreContext context) {
+        this(settings, context, null);
+    }
+
+    /** The master of the warm-up's scratch group ({@link ReplicatedMessageStoreFactory#rehearsalStore}). */
+    ReplicatedMessageStore(ReplicatedStoreSettings settings, StoreContext context, RehearsalGroup rehearsalGroup) {
+        this.rehearsalGroup = rehearsalGroup;
         this.settings = settings;
         this.context = context;
         this.name = TYPE + " store of " + context.virtualHostName() + " (node " + settings.nodeName() + " of group "
@@ -107,7 +115,7 @@ public final class ReplicatedMessageStore implements MessageStore {
             throw new IllegalStateException(name + " can be started once, and not after close");
         }
         context.operationalLog().log(LogCode.MST_1001, TYPE, context.virtualHostName(), settings.storePath());
-        machine.start(roleListener);
+        machine.start(rehearsalGroup == null ? roleListener : rehearsalGroup.activeOnceJoined(roleListener));
         headroom.start();
     }
 
@@ -396,6 +404,9 @@ public final class ReplicatedMessageStore implements MessageStore {
         facade.release();
         reader.shutdown();
         context.operationalLog().log(LogCode.MST_1003, name);
+        if (rehearsalGroup != null) {
+            rehearsalGroup.closeReplica();
+        }
     }
 
     private MasterSession requireSession() {
@@ -513,6 +524,11 @@ public final class ReplicatedMessageStore implements MessageStore {
         } catch (RuntimeException e) {
             return Optional.empty(); // being closed or replaced: the next reading tries again
         }
+    }
+
+    /** The warm-up's scratch replica beside this master, when this store is the warm-up's. */
+    Optional<ReplicatedMessageStore> rehearsalReplica() {
+        return Optional.ofNullable(rehearsalGroup).map(RehearsalGroup::replica);
     }
 
     /**
