@@ -13,6 +13,9 @@ import java.util.Optional;
  * @param failure    why the run could not be measured (empty: measured)
  * @param note       remarks on a measured run (empty when none)
  * @param fill       from the producers' start (their connections included) until every send was confirmed
+ * @param steadyFill the part of {@code fill} from its steady start on (the load's {@code steadyAfter}; zero when the
+ *                   fill ended before it)
+ * @param steadyConfirmed sends confirmed within {@code steadyFill}
  * @param confirmed  the backlog's confirmed sends
  * @param toFirst    from the kill of the master (Artemis) or the designation of the survivor (Tandem) to the
  *                   first message consumed on the survivor (empty: none arrived before the drain timeout)
@@ -21,11 +24,11 @@ import java.util.Optional;
  * @param duplicates messages that arrived more than once
  */
 public record BacklogResult(String setup, String settings, int run, Optional<String> failure, String note,
-                            Duration fill, long confirmed, Optional<Duration> toFirst, Optional<Duration> toDrained,
+                            Duration fill, Duration steadyFill, long steadyConfirmed, long confirmed, Optional<Duration> toFirst, Optional<Duration> toDrained,
                             long recovered, long duplicates) {
 
     public static BacklogResult failed(String setup, int run, String reason) {
-        return new BacklogResult(setup, "", run, Optional.of(reason), "", Duration.ZERO, 0, Optional.empty(),
+        return new BacklogResult(setup, "", run, Optional.of(reason), "", Duration.ZERO, Duration.ZERO, 0, 0, Optional.empty(),
                 Optional.empty(), 0, 0);
     }
 
@@ -36,6 +39,14 @@ public record BacklogResult(String setup, String settings, int run, Optional<Str
     /** Confirmed sends per second while the backlog was queued (0 when none were). */
     public double fillPerSecond() {
         return fill.isZero() ? 0 : confirmed / (fill.toNanos() / 1e9);
+    }
+
+    /**
+     * Confirmed sends per second once the fill was steady (from the load's {@code steadyAfter} on: connections open,
+     * the first compilations done), 0 when the fill ended before.
+     */
+    public double steadyFillPerSecond() {
+        return steadyFill.isZero() ? 0 : steadyConfirmed / (steadyFill.toNanos() / 1e9);
     }
 
     /**

@@ -13,7 +13,11 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Issue 13's backlog benchmark, one run of one replicated set-up: a fresh Tandem two-node group (HA default
@@ -33,14 +37,27 @@ public final class BacklogRun {
     private static final Duration SETTLE_LIMIT = Duration.ofMinutes(2);
     private static final Duration DUPLICATE_TAIL = Duration.ofSeconds(1);
 
-    /** The load of a run: the backlog, and the clients that fill and drain it. */
-    public record Load(long depth, int bodySize, int producers, int inFlight, int consumers) {
+    /**
+     * The load of a run: the backlog, and the clients that fill and drain it; {@code steadyAfter}: how long after
+     * the producers' start the fill counts as steady (connections open, the JIT settled) for the steady fill rate.
+     */
+    public record Load(long depth, int bodySize, int producers, int inFlight, int consumers, Duration steadyAfter) {
         public Load {
             if (depth < 1 || bodySize < 1 || producers < 1 || inFlight < 1 || consumers < 1) {
                 throw new IllegalArgumentException("the backlog, body size, producers, sends in flight and consumers"
                         + " must each be at least 1");
             }
+            if (steadyAfter.isNegative()) {
+                throw new IllegalArgumentException("the steady fill's start must not be negative: " + steadyAfter);
+            }
         }
+    }
+
+    /**
+     * A fill, timed: {@code took} from the producers' start to the last confirmation, and the part of it from
+     * {@link Load#steadyAfter()} on ({@code steady}, zero when the fill ended before) with the sends confirmed in it.
+     */
+    record TimedFill(Optional<String> shortfall, Duration took, Duration steady, long confirmedInSteady) {
     }
 
     private final Path lib;
@@ -98,16 +115,14 @@ public final class BacklogRun {
                 String settings = "Tandem bdb-ha 2 nodes, " + FailoverRun.DURABILITY + ", coalescingSync true, warm-up "
                         + tandemWarmUp.toMillis() / 1000.0 + " s; node-2 designated after the kill";
                 DeliveryLedger ledger = new DeliveryLedger(load.producers());
-                Duration fill;
+                TimedFill fill;
                 List<String> notes = new ArrayList<>();
                 try (CatchUpProbe master = CatchUpProbe.awaitRoles(cluster, SETTLE_LIMIT, progress)) {
                     Clients direct = new Clients(cluster.node(0).uri(), cluster.user(), cluster.password(),
                             load.bodySize(), 0);
-                    long started = System.nanoTime();
-                    Optional<String> shortfall = fill(direct, load, ledger);
-                    fill = Duration.ofNanos(System.nanoTime() - started);
-                    if (shortfall.isPresent()) {
-                        return BacklogResult.failed("ha-default", run, shortfall.get());
+                    fill = fill(direct, load, ledger);
+                    if (fill.shortfall().isPresent()) {
+                        return BacklogResult.failed("ha-default", run, fill.shortfall().get());
                     }
                     FailoverRun.awaitReplicasCaughtUp(cluster, master, SETTLE_LIMIT, progress).ifPresent(notes::add);
                 }
@@ -145,11 +160,9 @@ public final class BacklogRun {
                 DeliveryLedger ledger = new DeliveryLedger(load.producers());
                 Clients direct = new Clients(primary.uri(), PeerCluster.USER, PeerCluster.PASSWORD, load.bodySize(),
                         0);
-                long started = System.nanoTime();
-                Optional<String> shortfall = fill(direct, load, ledger);
-                Duration fill = Duration.ofNanos(System.nanoTime() - started);
-                if (shortfall.isPresent()) {
-                    return BacklogResult.failed("artemis-pair", run, shortfall.get());
+                TimedFill fill = fill(direct, load, ledger);
+                if (fill.shortfall().isPresent()) {
+                    return BacklogResult.failed("artemis-pair", run, fill.shortfall().get());
                 }
                 // The primary completes a send only after the backup acknowledged its replication: nothing to wait for.
                 Clients failover = new Clients(FailoverRun.boundedFailoverUri(peer.clientUri(), drainTimeout),
@@ -176,7 +189,7 @@ public final class BacklogRun {
         }
     }
 
-    private BacklogResult result(String setup, String settings, int run, Load load, Duration fill,
+    private BacklogResult result(String setup, String settings, int run, Load load, TimedFill fill,
                                  DeliveryLedger ledger, Drain drain, List<String> notes) {
         DeliveryLedger.Check check = ledger.check();
         if (drain.drained == 0) {
@@ -187,15 +200,40 @@ public final class BacklogRun {
             notes.add(String.format(Locale.ROOT, "%,d unconfirmed messages arrived", check.unconfirmedArrivals()));
         }
         drain.errors.stream().limit(3).forEach(notes::add);
-        return new BacklogResult(setup, settings, run, Optional.empty(), String.join("; ", notes), fill,
-                check.confirmed(), since(drain.origin, drain.first.get()), since(drain.origin, drain.drained),
+        return new BacklogResult(setup, settings, run, Optional.empty(), String.join("; ", notes), fill.took(),
+                fill.steady(), fill.confirmedInSteady(), check.confirmed(), since(drain.origin, drain.first.get()), since(drain.origin, drain.drained),
                 check.received() - check.unconfirmedArrivals(), check.duplicates());
     }
 
-    /** Queues the backlog; empty when every send was confirmed, else what went wrong. */
-    private Optional<String> fill(Clients clients, Load load, DeliveryLedger ledger) throws InterruptedException {
-        return AsyncPublisher.fillQueue(clients, QUEUE, load.producers(), load.depth(), load.inFlight(), ledger,
-                "queueing", progress);
+    /**
+     * Queues the backlog and times it (its shortfall empty when every send was confirmed, else what went wrong); a
+     * timer thread notes the confirmed sends at {@link Load#steadyAfter()}.
+     */
+    private TimedFill fill(Clients clients, Load load, DeliveryLedger ledger) throws InterruptedException {
+        ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(runnable -> {
+            Thread thread = new Thread(runnable, "backlog-steady-fill");
+            thread.setDaemon(true);
+            return thread;
+        });
+        AtomicReference<long[]> steadyStart = new AtomicReference<>(); // {nanoTime, confirmed}
+        try {
+            long started = System.nanoTime();
+            timer.schedule(() -> steadyStart.set(new long[] {System.nanoTime(), ledger.confirmedCount()}),
+                    load.steadyAfter().toNanos(), TimeUnit.NANOSECONDS);
+            Optional<String> shortfall = AsyncPublisher.fillQueue(clients, QUEUE, load.producers(), load.depth(),
+                    load.inFlight(), ledger, "queueing", progress);
+            long ended = System.nanoTime();
+            long confirmed = ledger.confirmedCount();
+            timer.shutdownNow();
+            timer.awaitTermination(5, TimeUnit.SECONDS);
+            long[] steady = steadyStart.get();
+            return steady == null || steady[0] >= ended
+                    ? new TimedFill(shortfall, Duration.ofNanos(ended - started), Duration.ZERO, 0)
+                    : new TimedFill(shortfall, Duration.ofNanos(ended - started), Duration.ofNanos(ended - steady[0]),
+                            confirmed - steady[1]);
+        } finally {
+            timer.shutdownNow();
+        }
     }
 
     /**
@@ -313,9 +351,9 @@ public final class BacklogRun {
         if (!r.measured()) {
             return r.setup() + " run " + r.run() + " failed: " + r.failure().get();
         }
-        return String.format(Locale.ROOT, "%s run %d: filled at %,.0f msg/s; first message %s, drained %s after the"
-                        + " failover (%,.0f msg/s); %,d of %,d recovered, %,d duplicates%s", r.setup(), r.run(),
-                r.fillPerSecond(), r.toFirst().map(FailoverReport::seconds).orElse("none"),
+        return String.format(Locale.ROOT, "%s run %d: filled at %,.0f msg/s (steady %,.0f); first message %s, drained"
+                        + " %s after the failover (%,.0f msg/s); %,d of %,d recovered, %,d duplicates%s", r.setup(),
+                r.run(), r.fillPerSecond(), r.steadyFillPerSecond(), r.toFirst().map(FailoverReport::seconds).orElse("none"),
                 r.toDrained().map(FailoverReport::seconds).orElse("not"), r.drainPerSecond(), r.recovered(),
                 r.confirmed(), r.duplicates(), r.note().isEmpty() ? "" : " (" + r.note() + ")");
     }

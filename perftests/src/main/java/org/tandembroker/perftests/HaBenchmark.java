@@ -187,6 +187,11 @@ public final class HaBenchmark implements Callable<Integer> {
             + " (default: ${DEFAULT-VALUE}, the shipped etc/broker.xml's; 0s starts the nodes cold)")
     private Duration tandemWarmUp;
 
+    @Option(names = "--steady-after", converter = DurationConverter.class, paramLabel = "DURATION",
+            defaultValue = "20s", description = "backlog: the steady fill rate counts the sends confirmed from this"
+            + " long after the producers' start (default: ${DEFAULT-VALUE}; both brokers ramp up before it)")
+    private Duration steadyAfter;
+
     @Option(names = "--broker-jvm-option")
     private List<String> brokerJvmOptions = new ArrayList<>();
 
@@ -731,7 +736,7 @@ public final class HaBenchmark implements Callable<Integer> {
     private BacklogRun.Load backlogLoad() {
         try {
             return new BacklogRun.Load(backlog == null ? 500_000 : backlog, bodySize(2048), producers, inFlight,
-                    consumers);
+                    consumers, steadyAfter);
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
         }
@@ -761,13 +766,17 @@ public final class HaBenchmark implements Callable<Integer> {
                 + " run from the designation. Artemis (replicated primary/backup): the backup takes over by itself,"
                 + " and the times run from the kill. The consumers (AUTO_ACKNOWLEDGE, Qpid JMS's default prefetch)"
                 + " then receive until every confirmed message arrived. *fill msg/s*: confirmed sends over the time"
-                + " from the producers' start (opening their connections included) to the last confirmation; *drain msg/s*: messages received over the time from"
+                + " from the producers' start (opening their connections included) to the last confirmation; *steady fill msg/s*: the same from"
+                + " %s after the producers' start on (both brokers ramp up before it); *drain msg/s*: messages received over the time from"
                 + " the first to the last. The set-ups alternate within each round.%n%n", load.producers(),
                 load.inFlight() == 1 ? "synchronous sends" : "at most " + load.inFlight() + " sends unconfirmed",
-                load.depth(), ByteSizeConverter.format(load.bodySize()), load.consumers(), FailoverRun.DURABILITY));
+                load.depth(), ByteSizeConverter.format(load.bodySize()), load.consumers(), FailoverRun.DURABILITY,
+                Progress.human(load.steadyAfter())));
         text.append(backlogTable(results).markdown()).append('\n');
         Optional<BacklogResult> tandemFill = best(results, "ha-default", BacklogResult::fillPerSecond);
         Optional<BacklogResult> peerFill = best(results, "artemis-pair", BacklogResult::fillPerSecond);
+        Optional<BacklogResult> tandemSteady = best(results, "ha-default", BacklogResult::steadyFillPerSecond);
+        Optional<BacklogResult> peerSteady = best(results, "artemis-pair", BacklogResult::steadyFillPerSecond);
         Optional<BacklogResult> tandemDrain = best(results, "ha-default", BacklogResult::drainPerSecond);
         Optional<BacklogResult> peerDrain = best(results, "artemis-pair", BacklogResult::drainPerSecond);
         text.append("Best of the runs (every confirmed message arrived in the runs counted):\n\n");
@@ -775,6 +784,11 @@ public final class HaBenchmark implements Callable<Integer> {
         best.add(List.of("fill msg/s", rate(tandemFill.map(BacklogResult::fillPerSecond)),
                 rate(peerFill.map(BacklogResult::fillPerSecond)),
                 ratio(tandemFill.map(BacklogResult::fillPerSecond), peerFill.map(BacklogResult::fillPerSecond))));
+        best.add(List.of("steady fill msg/s (from " + Progress.human(load.steadyAfter()) + ")",
+                rate(tandemSteady.map(BacklogResult::steadyFillPerSecond).filter(r -> r > 0)),
+                rate(peerSteady.map(BacklogResult::steadyFillPerSecond).filter(r -> r > 0)),
+                ratio(tandemSteady.map(BacklogResult::steadyFillPerSecond).filter(r -> r > 0),
+                        peerSteady.map(BacklogResult::steadyFillPerSecond).filter(r -> r > 0))));
         best.add(List.of("drain msg/s after the failover", rate(tandemDrain.map(BacklogResult::drainPerSecond)),
                 rate(peerDrain.map(BacklogResult::drainPerSecond)),
                 ratio(tandemDrain.map(BacklogResult::drainPerSecond), peerDrain.map(BacklogResult::drainPerSecond))));
@@ -796,12 +810,14 @@ public final class HaBenchmark implements Callable<Integer> {
 
     /** Every run, for people: units in the cells, a failed run's reason in its note. */
     private static Table backlogTable(List<BacklogResult> results) {
-        Table table = new Table(List.of("set-up", "run", "fill", "fill msg/s", "to first message", "to drained",
+        Table table = new Table(List.of("set-up", "run", "fill", "fill msg/s", "steady fill msg/s",
+                "to first message", "to drained",
                 "drain msg/s", "recovered", "duplicates", "note"));
         for (BacklogResult r : results) {
             table.add(List.of(r.measured() ? r.settings() : r.setup(), Integer.toString(r.run()),
                     r.measured() ? FailoverReport.seconds(r.fill()) : "-",
                     r.measured() ? grouped(r.fillPerSecond()) : "-",
+                    r.steadyFillPerSecond() > 0 ? grouped(r.steadyFillPerSecond()) : "-",
                     r.toFirst().map(FailoverReport::seconds).orElse("-"),
                     r.toDrained().map(FailoverReport::seconds).orElse("-"),
                     r.drainPerSecond() > 0 ? grouped(r.drainPerSecond()) : "-",
@@ -815,7 +831,8 @@ public final class HaBenchmark implements Callable<Integer> {
     /** Every run, for tools: plain numbers, seconds. */
     private static Table backlogCsv(List<BacklogResult> results) {
         Table table = new Table(List.of("setup", "run", "status", "fill_s", "fill_per_s", "to_first_s",
-                "to_drained_s", "drain_per_s", "confirmed", "recovered", "duplicates", "settings", "note"));
+                "to_drained_s", "drain_per_s", "confirmed", "recovered", "duplicates", "settings", "note",
+                "steady_fill_per_s"));
         for (BacklogResult r : results) {
             table.add(List.of(r.setup(), Integer.toString(r.run()), r.measured() ? "measured" : "failed",
                     String.format(Locale.ROOT, "%.3f", r.fill().toNanos() / 1e9),
@@ -824,7 +841,7 @@ public final class HaBenchmark implements Callable<Integer> {
                     r.toDrained().map(d -> String.format(Locale.ROOT, "%.3f", d.toNanos() / 1e9)).orElse(""),
                     String.format(Locale.ROOT, "%.0f", r.drainPerSecond()), Long.toString(r.confirmed()),
                     Long.toString(r.recovered()), Long.toString(r.duplicates()), r.settings(),
-                    r.failure().orElse(r.note())));
+                    r.failure().orElse(r.note()), String.format(Locale.ROOT, "%.0f", r.steadyFillPerSecond())));
         }
         return table;
     }
