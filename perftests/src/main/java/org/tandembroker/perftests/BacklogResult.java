@@ -24,12 +24,13 @@ import java.util.Optional;
  * @param duplicates messages that arrived more than once
  */
 public record BacklogResult(String setup, String settings, int run, Optional<String> failure, String note,
-                            Duration fill, Duration steadyFill, long steadyConfirmed, long confirmed, Optional<Duration> toFirst, Optional<Duration> toDrained,
-                            long recovered, long duplicates) {
+                            Duration fill, Duration steadyFill, long steadyConfirmed, long confirmed,
+                            Optional<Duration> toFirst, Optional<Duration> toDrained, long recovered,
+                            long duplicates) {
 
     public static BacklogResult failed(String setup, int run, String reason) {
-        return new BacklogResult(setup, "", run, Optional.of(reason), "", Duration.ZERO, Duration.ZERO, 0, 0, Optional.empty(),
-                Optional.empty(), 0, 0);
+        return new BacklogResult(setup, "", run, Optional.of(reason), "", Duration.ZERO, Duration.ZERO, 0, 0,
+                Optional.empty(), Optional.empty(), 0, 0);
     }
 
     public boolean measured() {

@@ -224,9 +224,7 @@ public final class BacklogRun {
                     load.inFlight(), ledger, "queueing", progress);
             long ended = System.nanoTime();
             long confirmed = ledger.confirmedCount();
-            timer.shutdownNow();
-            timer.awaitTermination(5, TimeUnit.SECONDS);
-            long[] steady = steadyStart.get();
+            long[] steady = steadyStart.get(); // a sample taken after the fill ended counts as none
             return steady == null || steady[0] >= ended
                     ? new TimedFill(shortfall, Duration.ofNanos(ended - started), Duration.ZERO, 0)
                     : new TimedFill(shortfall, Duration.ofNanos(ended - started), Duration.ofNanos(ended - steady[0]),

@@ -25,7 +25,9 @@ final class RehearsalGroup {
     /** How long the master waits for the replica to join before it rehearses alone. */
     static final Duration JOIN_LIMIT = Duration.ofSeconds(20);
     private static final long POLL_MILLIS = 50;
-    private static final Set<String> GAVE_UP = Set.of("DETACHED", "CLOSED", "FAILED");
+    private static final String JOINED = NodeRole.REPLICA.reported();
+    /** The roles a store reports once it stopped (a failed node reports itself DETACHED). */
+    private static final Set<String> GAVE_UP = Set.of(NodeRole.DETACHED.reported(), NodeRole.CLOSED.reported());
 
     private final ReplicatedMessageStore replica;
     private final AtomicBoolean replicaStarted = new AtomicBoolean();
@@ -78,11 +80,11 @@ final class RehearsalGroup {
             replica.start(FollowingOnly.INSTANCE);
             long deadline = System.nanoTime() + JOIN_LIMIT.toNanos();
             String role = replica.status().role();
-            while (!role.equals("REPLICA") && !GAVE_UP.contains(role) && System.nanoTime() - deadline < 0) {
+            while (!role.equals(JOINED) && !GAVE_UP.contains(role) && System.nanoTime() - deadline < 0) {
                 TimeUnit.MILLISECONDS.sleep(POLL_MILLIS);
                 role = replica.status().role();
             }
-            if (!role.equals("REPLICA")) {
+            if (!role.equals(JOINED)) {
                 LOG.debug("The warm-up's replica did not join ({}): the master rehearses alone", replica.status());
             }
         } catch (InterruptedException e) {
