@@ -16,6 +16,8 @@ import java.util.Optional;
  * @param steadyFill the part of {@code fill} from its steady start on (the load's {@code steadyAfter}; zero when the
  *                   fill ended before it)
  * @param steadyConfirmed sends confirmed within {@code steadyFill}
+ * @param steadyCpu  the machine's CPU per confirmed send within {@code steadyFill}, by process (empty when there was no
+ *                   steady fill or the counters could not be read)
  * @param confirmed  the backlog's confirmed sends
  * @param toFirst    from the kill of the master (Artemis) or the designation of the survivor (Tandem) to the
  *                   first message consumed on the survivor (empty: none arrived before the drain timeout)
@@ -24,13 +26,14 @@ import java.util.Optional;
  * @param duplicates messages that arrived more than once
  */
 public record BacklogResult(String setup, String settings, int run, Optional<String> failure, String note,
-                            Duration fill, Duration steadyFill, long steadyConfirmed, long confirmed,
+                            Duration fill, Duration steadyFill, long steadyConfirmed, Optional<FillCpu> steadyCpu,
+                            long confirmed,
                             Optional<Duration> toFirst, Optional<Duration> toDrained, long recovered,
                             long duplicates) {
 
     public static BacklogResult failed(String setup, int run, String reason) {
-        return new BacklogResult(setup, "", run, Optional.of(reason), "", Duration.ZERO, Duration.ZERO, 0, 0,
-                Optional.empty(), Optional.empty(), 0, 0);
+        return new BacklogResult(setup, "", run, Optional.of(reason), "", Duration.ZERO, Duration.ZERO, 0,
+                Optional.empty(), 0, Optional.empty(), Optional.empty(), 0, 0);
     }
 
     public boolean measured() {

@@ -18,6 +18,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
 
 /**
  * Issue 13's backlog benchmark, one run of one replicated set-up: a fresh Tandem two-node group (HA default
@@ -57,7 +58,8 @@ public final class BacklogRun {
      * A fill, timed: {@code took} from the producers' start to the last confirmation, and the part of it from
      * {@link Load#steadyAfter()} on ({@code steady}, zero when the fill ended before) with the sends confirmed in it.
      */
-    record TimedFill(Optional<String> shortfall, Duration took, Duration steady, long confirmedInSteady) {
+    record TimedFill(Optional<String> shortfall, Duration took, Duration steady, long confirmedInSteady,
+                     Optional<FillCpu> steadyCpu) {
     }
 
     private final Path lib;
@@ -117,14 +119,16 @@ public final class BacklogRun {
                 DeliveryLedger ledger = new DeliveryLedger(load.producers());
                 TimedFill fill;
                 List<String> notes = new ArrayList<>();
-                try (CatchUpProbe master = CatchUpProbe.awaitRoles(cluster, SETTLE_LIMIT, progress)) {
+                try (CatchUpProbe masterProbe = CatchUpProbe.awaitRoles(cluster, SETTLE_LIMIT, progress)) {
                     Clients direct = new Clients(cluster.node(0).uri(), cluster.user(), cluster.password(),
                             load.bodySize(), 0);
-                    fill = fill(direct, load, ledger);
+                    BrokerProcess master = cluster.node(0);
+                    BrokerProcess replica = cluster.node(1);
+                    fill = fill(direct, load, ledger, () -> FillCpu.Sample.take(master, replica));
                     if (fill.shortfall().isPresent()) {
                         return BacklogResult.failed("ha-default", run, fill.shortfall().get());
                     }
-                    FailoverRun.awaitReplicasCaughtUp(cluster, master, SETTLE_LIMIT, progress).ifPresent(notes::add);
+                    FailoverRun.awaitReplicasCaughtUp(cluster, masterProbe, SETTLE_LIMIT, progress).ifPresent(notes::add);
                 }
                 Clients failover = new Clients(FailoverRun.boundedFailoverUri(cluster.failoverUri(), drainTimeout),
                         cluster.user(), cluster.password(), load.bodySize(), 0);
@@ -157,10 +161,11 @@ public final class BacklogRun {
                 String settings = PeerCluster.PRODUCT + " replicated primary/backup, journal " + peer.journal()
                         + "; the backup takes over by itself";
                 BrokerProcess primary = peer.processes().get(0);
+                BrokerProcess backup = peer.processes().get(1);
                 DeliveryLedger ledger = new DeliveryLedger(load.producers());
                 Clients direct = new Clients(primary.uri(), PeerCluster.USER, PeerCluster.PASSWORD, load.bodySize(),
                         0);
-                TimedFill fill = fill(direct, load, ledger);
+                TimedFill fill = fill(direct, load, ledger, () -> FillCpu.Sample.take(primary, backup));
                 if (fill.shortfall().isPresent()) {
                     return BacklogResult.failed("artemis-pair", run, fill.shortfall().get());
                 }
@@ -201,34 +206,43 @@ public final class BacklogRun {
         }
         drain.errors.stream().limit(3).forEach(notes::add);
         return new BacklogResult(setup, settings, run, Optional.empty(), String.join("; ", notes), fill.took(),
-                fill.steady(), fill.confirmedInSteady(), check.confirmed(), since(drain.origin, drain.first.get()), since(drain.origin, drain.drained),
+                fill.steady(), fill.confirmedInSteady(), fill.steadyCpu(), check.confirmed(),
+                since(drain.origin, drain.first.get()), since(drain.origin, drain.drained),
                 check.received() - check.unconfirmedArrivals(), check.duplicates());
     }
 
     /**
      * Queues the backlog and times it (its shortfall empty when every send was confirmed, else what went wrong); a
-     * timer thread notes the confirmed sends at {@link Load#steadyAfter()}.
+     * timer thread notes the confirmed sends and samples the CPU ({@code cpu}) at {@link Load#steadyAfter()}.
      */
-    private TimedFill fill(Clients clients, Load load, DeliveryLedger ledger) throws InterruptedException {
+    private TimedFill fill(Clients clients, Load load, DeliveryLedger ledger, Supplier<FillCpu.Sample> cpu)
+            throws InterruptedException {
         ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(runnable -> {
             Thread thread = new Thread(runnable, "backlog-steady-fill");
             thread.setDaemon(true);
             return thread;
         });
-        AtomicReference<long[]> steadyStart = new AtomicReference<>(); // {nanoTime, confirmed}
+        record SteadyStart(long confirmed, FillCpu.Sample cpu) {
+        }
+        AtomicReference<SteadyStart> steadyStart = new AtomicReference<>();
         try {
             long started = System.nanoTime();
-            timer.schedule(() -> steadyStart.set(new long[] {System.nanoTime(), ledger.confirmedCount()}),
+            timer.schedule(() -> steadyStart.set(new SteadyStart(ledger.confirmedCount(), cpu.get())),
                     load.steadyAfter().toNanos(), TimeUnit.NANOSECONDS);
             Optional<String> shortfall = AsyncPublisher.fillQueue(clients, QUEUE, load.producers(), load.depth(),
                     load.inFlight(), ledger, "queueing", progress);
-            long ended = System.nanoTime();
+            FillCpu.Sample end = cpu.get();
+            long ended = end.nanoTime();
             long confirmed = ledger.confirmedCount();
-            long[] steady = steadyStart.get(); // a sample taken after the fill ended counts as none
-            return steady == null || steady[0] >= ended
-                    ? new TimedFill(shortfall, Duration.ofNanos(ended - started), Duration.ZERO, 0)
-                    : new TimedFill(shortfall, Duration.ofNanos(ended - started), Duration.ofNanos(ended - steady[0]),
-                            confirmed - steady[1]);
+            SteadyStart steady = steadyStart.get(); // a sample taken after the fill ended counts as none
+            if (steady == null || steady.cpu().nanoTime() >= ended) {
+                return new TimedFill(shortfall, Duration.ofNanos(ended - started), Duration.ZERO, 0,
+                        Optional.empty());
+            }
+            long confirmedInSteady = confirmed - steady.confirmed();
+            return new TimedFill(shortfall, Duration.ofNanos(ended - started),
+                    Duration.ofNanos(ended - steady.cpu().nanoTime()), confirmedInSteady,
+                    FillCpu.between(steady.cpu(), end, confirmedInSteady, Runtime.getRuntime().availableProcessors()));
         } finally {
             timer.shutdownNow();
         }
@@ -349,9 +363,11 @@ public final class BacklogRun {
         if (!r.measured()) {
             return r.setup() + " run " + r.run() + " failed: " + r.failure().get();
         }
-        return String.format(Locale.ROOT, "%s run %d: filled at %,.0f msg/s (steady %,.0f); first message %s, drained"
-                        + " %s after the failover (%,.0f msg/s); %,d of %,d recovered, %,d duplicates%s", r.setup(),
-                r.run(), r.fillPerSecond(), r.steadyFillPerSecond(), r.toFirst().map(FailoverReport::seconds).orElse("none"),
+        return String.format(Locale.ROOT, "%s run %d: filled at %,.0f msg/s (steady %,.0f%s); first message %s,"
+                        + " drained %s after the failover (%,.0f msg/s); %,d of %,d recovered, %,d duplicates%s",
+                r.setup(), r.run(), r.fillPerSecond(), r.steadyFillPerSecond(),
+                r.steadyCpu().map(cpu -> ", CPU " + cpu.describe()).orElse(""),
+                r.toFirst().map(FailoverReport::seconds).orElse("none"),
                 r.toDrained().map(FailoverReport::seconds).orElse("not"), r.drainPerSecond(), r.recovered(),
                 r.confirmed(), r.duplicates(), r.note().isEmpty() ? "" : " (" + r.note() + ")");
     }

@@ -19,6 +19,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
+import java.util.function.ToDoubleFunction;
 import org.HdrHistogram.Histogram;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -767,7 +768,11 @@ public final class HaBenchmark implements Callable<Integer> {
                 + " and the times run from the kill. The consumers (AUTO_ACKNOWLEDGE, Qpid JMS's default prefetch)"
                 + " then receive until every confirmed message arrived. *fill msg/s*: confirmed sends over the time"
                 + " from the producers' start (opening their connections included) to the last confirmation; *steady fill msg/s*: the same from"
-                + " %s after the producers' start on (both brokers ramp up before it); *drain msg/s*: messages received over the time from"
+                + " %s after the producers' start on (both brokers ramp up before it); *steady CPU*: the CPU the machine spent"
+                + " in that steady part per confirmed send, in µs: the master's (Artemis: the primary's) / the replica's"
+                + " (the backup's) / the clients' (this harness's JVM) / the rest of the machine's (the kernel's workers"
+                + " such as page-cache writeback, network interrupts, other processes), and the share of the cores left"
+                + " idle; *drain msg/s*: messages received over the time from"
                 + " the first to the last. The set-ups alternate within each round.%n%n", load.producers(),
                 load.inFlight() == 1 ? "synchronous sends" : "at most " + load.inFlight() + " sends unconfirmed",
                 load.depth(), ByteSizeConverter.format(load.bodySize()), load.consumers(), FailoverRun.DURABILITY,
@@ -793,6 +798,21 @@ public final class HaBenchmark implements Callable<Integer> {
                 rate(peerDrain.map(BacklogResult::drainPerSecond)),
                 ratio(tandemDrain.map(BacklogResult::drainPerSecond), peerDrain.map(BacklogResult::drainPerSecond))));
         text.append(best.markdown()).append('\n');
+        if (results.stream().filter(BacklogResult::lossless).count() > 2) {
+            text.append("Median of the runs (a single run's rate moves by up to 1.5x on this machine kind):\n\n");
+            Table median = new Table(List.of("", "Tandem two-node default", PeerCluster.PRODUCT + " pair",
+                    "Tandem / peer"));
+            for (var row : List.<Map.Entry<String, ToDoubleFunction<BacklogResult>>>of(
+                    Map.entry("fill msg/s", BacklogResult::fillPerSecond),
+                    Map.entry("steady fill msg/s (from " + Progress.human(load.steadyAfter()) + ")",
+                            BacklogResult::steadyFillPerSecond),
+                    Map.entry("drain msg/s after the failover", BacklogResult::drainPerSecond))) {
+                Optional<Double> tandem = median(results, "ha-default", row.getValue());
+                Optional<Double> peer = median(results, "artemis-pair", row.getValue());
+                median.add(List.of(row.getKey(), rate(tandem), rate(peer), ratio(tandem, peer)));
+            }
+            text.append(median.markdown()).append('\n');
+        }
         boolean targetLoad = load.depth() == 500_000 && load.bodySize() == 2048 && load.consumers() == 8
                 && load.producers() == 32;
         text.append("Targets (issue 13)").append(targetLoad ? "" : ", for 500,000 x 2 KiB, 32 producers and 8"
@@ -811,13 +831,14 @@ public final class HaBenchmark implements Callable<Integer> {
     /** Every run, for people: units in the cells, a failed run's reason in its note. */
     private static Table backlogTable(List<BacklogResult> results) {
         Table table = new Table(List.of("set-up", "run", "fill", "fill msg/s", "steady fill msg/s",
-                "to first message", "to drained",
+                "steady CPU (master / replica / clients / rest)", "to first message", "to drained",
                 "drain msg/s", "recovered", "duplicates", "note"));
         for (BacklogResult r : results) {
             table.add(List.of(r.measured() ? r.settings() : r.setup(), Integer.toString(r.run()),
                     r.measured() ? FailoverReport.seconds(r.fill()) : "-",
                     r.measured() ? grouped(r.fillPerSecond()) : "-",
                     r.steadyFillPerSecond() > 0 ? grouped(r.steadyFillPerSecond()) : "-",
+                    r.steadyCpu().map(FillCpu::describe).orElse("-"),
                     r.toFirst().map(FailoverReport::seconds).orElse("-"),
                     r.toDrained().map(FailoverReport::seconds).orElse("-"),
                     r.drainPerSecond() > 0 ? grouped(r.drainPerSecond()) : "-",
@@ -832,7 +853,8 @@ public final class HaBenchmark implements Callable<Integer> {
     private static Table backlogCsv(List<BacklogResult> results) {
         Table table = new Table(List.of("setup", "run", "status", "fill_s", "fill_per_s", "to_first_s",
                 "to_drained_s", "drain_per_s", "confirmed", "recovered", "duplicates", "settings", "note",
-                "steady_fill_per_s"));
+                "steady_fill_per_s", "steady_cpu_master_us", "steady_cpu_replica_us", "steady_cpu_clients_us",
+                "steady_cpu_rest_us", "steady_idle_percent"));
         for (BacklogResult r : results) {
             table.add(List.of(r.setup(), Integer.toString(r.run()), r.measured() ? "measured" : "failed",
                     String.format(Locale.ROOT, "%.3f", r.fill().toNanos() / 1e9),
@@ -841,9 +863,27 @@ public final class HaBenchmark implements Callable<Integer> {
                     r.toDrained().map(d -> String.format(Locale.ROOT, "%.3f", d.toNanos() / 1e9)).orElse(""),
                     String.format(Locale.ROOT, "%.0f", r.drainPerSecond()), Long.toString(r.confirmed()),
                     Long.toString(r.recovered()), Long.toString(r.duplicates()), r.settings(),
-                    r.failure().orElse(r.note()), String.format(Locale.ROOT, "%.0f", r.steadyFillPerSecond())));
+                    r.failure().orElse(r.note()), String.format(Locale.ROOT, "%.0f", r.steadyFillPerSecond()),
+                    cpuField(r, FillCpu::masterMicros), cpuField(r, FillCpu::replicaMicros),
+                    cpuField(r, FillCpu::clientMicros), cpuField(r, FillCpu::restMicros),
+                    cpuField(r, FillCpu::idlePercent)));
         }
         return table;
+    }
+
+    private static String cpuField(BacklogResult r, ToDoubleFunction<FillCpu> figure) {
+        return r.steadyCpu().map(cpu -> String.format(Locale.ROOT, "%.1f", figure.applyAsDouble(cpu))).orElse("");
+    }
+
+    /** The median of {@code figure} over the lossless runs of {@code setup} that measured it (above 0). */
+    static Optional<Double> median(List<BacklogResult> results, String setup, ToDoubleFunction<BacklogResult> figure) {
+        double[] values = results.stream().filter(r -> r.setup().equals(setup) && r.lossless())
+                .mapToDouble(figure).filter(v -> v > 0).sorted().toArray();
+        if (values.length == 0) {
+            return Optional.empty();
+        }
+        int middle = values.length / 2;
+        return Optional.of(values.length % 2 == 1 ? values[middle] : (values[middle - 1] + values[middle]) / 2);
     }
 
     /** The lossless run of {@code setup} with the highest {@code figure}. */

@@ -114,6 +114,8 @@ class HaBenchmarkSmokeIT {
             assertThat(r.fillPerSecond()).isPositive();
             assertThat(r.steadyConfirmed()).as("%s: steady from the start, every send", r.setup()).isEqualTo(300);
             assertThat(r.steadyFillPerSecond()).isPositive();
+            assertThat(r.steadyCpu()).as("%s: CPU per message while filling", r.setup()).isPresent();
+            assertThat(r.steadyCpu().get().masterMicros()).as("%s: the master's CPU", r.setup()).isPositive();
             assertThat(r.drainPerSecond()).isPositive();
         }
         assertThat(report.ok()).isTrue();
@@ -121,11 +123,13 @@ class HaBenchmarkSmokeIT {
         Path folder = report.resultsFolder();
         List<String> csv = Files.readAllLines(folder.resolve("backlog.csv"));
         assertThat(csv).hasSize(3);
-        assertThat(csv.get(0)).startsWith("setup,run,status,fill_s,fill_per_s").endsWith(",steady_fill_per_s");
+        assertThat(csv.get(0)).startsWith("setup,run,status,fill_s,fill_per_s").contains(",steady_fill_per_s,steady_cpu_master_us,")
+                .endsWith(",steady_idle_percent");
         assertThat(csv.get(1)).startsWith("ha-default,1,measured,");
         assertThat(csv.get(2)).startsWith("artemis-pair,1,measured,");
         assertThat(Files.readString(folder.resolve("backlog.md"))).contains("# A backlog filled", "300 of 300",
-                "Tandem / peer", "verdicts are indicative only", "warm-up 1.0 s", "steady fill msg/s (from 0 s)");
+                "Tandem / peer", "verdicts are indicative only", "warm-up 1.0 s", "steady fill msg/s (from 0 s)",
+                "steady CPU (master / replica / clients / rest)");
         assertThat(folder.resolve("backlog-ha-default-1-node-2.log")).content()
                 .contains("HA-1001 : Role changed : default : node node-2 is now MASTER")
                 .contains("BRK-1010 : Warm-up").contains("ended at warmUp@duration 1s");

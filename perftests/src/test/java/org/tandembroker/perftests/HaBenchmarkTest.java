@@ -3,7 +3,9 @@ package org.tandembroker.perftests;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import org.HdrHistogram.Histogram;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
@@ -43,6 +45,38 @@ class HaBenchmarkTest {
         assertThat(HaBenchmark.roundTripTable(rows).rows().get(0)).contains("2.07", "p50 ≤ 1 ms: **MISSED**");
         assertThat(HaBenchmark.roundTripVerdict(rows)).contains("**MISSED** (p50 2.07 ms)");
         assertThat(HaBenchmark.roundTripVerdict(List.of(roundTrips("standalone", 100)))).contains("not measured");
+    }
+
+    private static BacklogResult backlogRun(String setup, int run, long fillMillis, long steadyConfirmed,
+                                            FillCpu cpu) {
+        return new BacklogResult(setup, setup + " settings", run, Optional.empty(), "", Duration.ofMillis(fillMillis),
+                Duration.ofSeconds(10), steadyConfirmed, Optional.ofNullable(cpu), 500_000,
+                Optional.of(Duration.ofSeconds(1)), Optional.of(Duration.ofSeconds(21)), 500_000, 0);
+    }
+
+    @Test
+    void theBacklogReportShowsEachRunsSteadyCpuByProcessAndTheMedianOfThreeRunsBesideTheBest() {
+        BacklogRun.Load load = new BacklogRun.Load(500_000, 2048, 32, 1, 8, Duration.ofSeconds(20));
+        List<BacklogResult> runs = List.of(
+                backlogRun("ha-default", 1, 100_000, 80_000, new FillCpu(70, 25, 80, 15, 5)),
+                backlogRun("artemis-pair", 1, 50_000, 100_000, null),
+                backlogRun("ha-default", 2, 62_500, 90_000, null),
+                backlogRun("artemis-pair", 2, 62_500, 90_000, null),
+                backlogRun("ha-default", 3, 50_000, 100_000, null),
+                backlogRun("artemis-pair", 3, 100_000, 80_000, null));
+
+        String document = HaBenchmark.backlogDocument(load, runs);
+
+        assertThat(document).contains("| 70 / 25 / 80 / 15 µs, idle 5 %");
+        // fills of 5,000, 8,000 and 10,000 msg/s on both sides: best 10,000 each, median 8,000 each
+        assertThat(document).contains("Median of the runs");
+        assertThat(document.lines().filter(line -> line.startsWith("| fill msg/s")))
+                .containsExactly("| fill msg/s                     | 10,000                  | 10,000            | 1.00x         |",
+                        "| fill msg/s                     | 8,000                   | 8,000             | 1.00x         |");
+        assertThat(HaBenchmark.median(runs, "ha-default", BacklogResult::steadyFillPerSecond)).contains(9_000.0);
+        assertThat(HaBenchmark.median(runs.subList(0, 4), "ha-default", BacklogResult::fillPerSecond))
+                .as("two runs: the mean of both").contains(6_500.0);
+        assertThat(HaBenchmark.median(runs, "no-such-setup", BacklogResult::fillPerSecond)).isEmpty();
     }
 
     @Test
