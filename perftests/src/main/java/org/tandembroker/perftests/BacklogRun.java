@@ -128,7 +128,8 @@ public final class BacklogRun {
                     if (fill.shortfall().isPresent()) {
                         return BacklogResult.failed("ha-default", run, fill.shortfall().get());
                     }
-                    FailoverRun.awaitReplicasCaughtUp(cluster, masterProbe, SETTLE_LIMIT, progress).ifPresent(notes::add);
+                    FailoverRun.awaitReplicasCaughtUp(cluster, masterProbe, SETTLE_LIMIT, progress)
+                            .ifPresent(notes::add);
                 }
                 Clients failover = new Clients(FailoverRun.boundedFailoverUri(cluster.failoverUri(), drainTimeout),
                         cluster.user(), cluster.password(), load.bodySize(), 0);

@@ -18,7 +18,7 @@ import java.util.Optional;
  * @param replicaMicros the replica's
  * @param clientMicros  the clients'
  * @param restMicros    the rest of the machine's busy time
- * @param idlePercent   the share of all cores neither busy nor counted above (idle or waiting for I/O)
+ * @param idlePercent   the share of all cores that was not busy (idle, or waiting for I/O)
  */
 public record FillCpu(double masterMicros, double replicaMicros, double clientMicros, double restMicros,
                       double idlePercent) {

@@ -767,13 +767,13 @@ public final class HaBenchmark implements Callable<Integer> {
                 + " run from the designation. Artemis (replicated primary/backup): the backup takes over by itself,"
                 + " and the times run from the kill. The consumers (AUTO_ACKNOWLEDGE, Qpid JMS's default prefetch)"
                 + " then receive until every confirmed message arrived. *fill msg/s*: confirmed sends over the time"
-                + " from the producers' start (opening their connections included) to the last confirmation; *steady fill msg/s*: the same from"
-                + " %s after the producers' start on (both brokers ramp up before it); *steady CPU*: the CPU the machine spent"
-                + " in that steady part per confirmed send, in µs: the master's (Artemis: the primary's) / the replica's"
-                + " (the backup's) / the clients' (this harness's JVM) / the rest of the machine's (the kernel's workers"
-                + " such as page-cache writeback, network interrupts, other processes), and the share of the cores left"
-                + " idle; *drain msg/s*: messages received over the time from"
-                + " the first to the last. The set-ups alternate within each round.%n%n", load.producers(),
+                + " from the producers' start (opening their connections included) to the last confirmation;"
+                + " *steady fill msg/s*: the same from %s after the producers' start on (both brokers ramp up before"
+                + " it); *steady CPU*: the CPU the machine spent in that steady part per confirmed send, in µs: the"
+                + " master's (Artemis: the primary's) / the replica's (the backup's) / the clients' (this harness's JVM)"
+                + " / the rest of the machine's (the kernel's workers such as page-cache writeback, network interrupts,"
+                + " other processes), and the share of the cores left idle; *drain msg/s*: messages received over the"
+                + " time from the first to the last. The set-ups alternate within each round.%n%n", load.producers(),
                 load.inFlight() == 1 ? "synchronous sends" : "at most " + load.inFlight() + " sends unconfirmed",
                 load.depth(), ByteSizeConverter.format(load.bodySize()), load.consumers(), FailoverRun.DURABILITY,
                 Progress.human(load.steadyAfter())));
@@ -888,7 +888,7 @@ public final class HaBenchmark implements Callable<Integer> {
 
     /** The lossless run of {@code setup} with the highest {@code figure}. */
     private static Optional<BacklogResult> best(List<BacklogResult> results, String setup,
-                                                java.util.function.ToDoubleFunction<BacklogResult> figure) {
+                                                ToDoubleFunction<BacklogResult> figure) {
         return results.stream().filter(r -> r.setup().equals(setup) && r.lossless())
                 .max(java.util.Comparator.comparingDouble(figure));
     }
