@@ -1,5 +1,6 @@
 package org.tandembroker.store.bdbha;
 
+import com.sleepycat.je.CacheMode;
 import com.sleepycat.je.DbInternal;
 import com.sleepycat.je.Durability;
 import com.sleepycat.je.Durability.ReplicaAckPolicy;
@@ -251,6 +252,11 @@ public record ReplicatedStoreSettings(Path sourceFile, String virtualHostName, P
         config.setAllowCreate(true);
         config.setTransactional(true);
         config.setDurability(commitDurability());
+        // A replica replays every record with the environment's default cache mode. The master writes a record
+        // that holds a body with EVICT_LN (StoreDatabases: bodies are read at most once); without this default a
+        // replica kept every replayed body in JE's cache, and paid for evicting and collecting them (about a
+        // third of its CPU per message while a backlog filled: docs/perf/log.md). Internal nodes stay cached.
+        config.setCacheMode(CacheMode.EVICT_LN);
         // See the class comment: je.properties is ignored. JE only offers this switch through DbInternal.
         DbInternal.setLoadPropertyFile(config, false);
         return config;

@@ -3,6 +3,7 @@ package org.tandembroker.store.bdbha;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.sleepycat.je.CacheMode;
 import com.sleepycat.je.Durability;
 import com.sleepycat.je.Durability.ReplicaAckPolicy;
 import com.sleepycat.je.Durability.SyncPolicy;
@@ -183,6 +184,12 @@ class ReplicatedStoreSettingsTest {
                 "<store/repConfig je.rep.channelType>", "decided by the store", "<replicationTls>");
         refused(() -> parse(minimal(), List.of(), List.of(new NameValue("je.rep.ssl.keyStoreFile", "/k.jks"))),
                 "je.rep.ssl.keyStoreFile", "decided by the store", "<replicationTls>");
+    }
+
+    @Test
+    void recordsLeaveJesCacheByDefaultSoThatAReplicaDoesNotKeepTheBodiesItReplays() throws Exception {
+        // a replica replays with the environment's default cache mode; internal nodes stay cached (EVICT_LN)
+        assertThat(parse(minimal()).environmentConfig().getCacheMode()).isEqualTo(CacheMode.EVICT_LN);
     }
 
     @Test
