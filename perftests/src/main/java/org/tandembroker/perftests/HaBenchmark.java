@@ -18,8 +18,10 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalDouble;
 import java.util.concurrent.Callable;
 import java.util.function.ToDoubleFunction;
+import java.util.stream.DoubleStream;
 import org.HdrHistogram.Histogram;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -778,52 +780,29 @@ public final class HaBenchmark implements Callable<Integer> {
                 load.depth(), ByteSizeConverter.format(load.bodySize()), load.consumers(), FailoverRun.DURABILITY,
                 Progress.human(load.steadyAfter())));
         text.append(backlogTable(results).markdown()).append('\n');
-        Optional<BacklogResult> tandemFill = best(results, "ha-default", BacklogResult::fillPerSecond);
-        Optional<BacklogResult> peerFill = best(results, "artemis-pair", BacklogResult::fillPerSecond);
-        Optional<BacklogResult> tandemSteady = best(results, "ha-default", BacklogResult::steadyFillPerSecond);
-        Optional<BacklogResult> peerSteady = best(results, "artemis-pair", BacklogResult::steadyFillPerSecond);
-        Optional<BacklogResult> tandemDrain = best(results, "ha-default", BacklogResult::drainPerSecond);
-        Optional<BacklogResult> peerDrain = best(results, "artemis-pair", BacklogResult::drainPerSecond);
+        List<Map.Entry<String, ToDoubleFunction<BacklogResult>>> figures = List.of(
+                Map.entry("fill msg/s", BacklogResult::fillPerSecond),
+                Map.entry("steady fill msg/s (from " + Progress.human(load.steadyAfter()) + ")",
+                        BacklogResult::steadyFillPerSecond),
+                Map.entry("drain msg/s after the failover", BacklogResult::drainPerSecond));
         text.append("Best of the runs (every confirmed message arrived in the runs counted):\n\n");
-        Table best = new Table(List.of("", "Tandem two-node default", PeerCluster.PRODUCT + " pair", "Tandem / peer"));
-        best.add(List.of("fill msg/s", rate(tandemFill.map(BacklogResult::fillPerSecond)),
-                rate(peerFill.map(BacklogResult::fillPerSecond)),
-                ratio(tandemFill.map(BacklogResult::fillPerSecond), peerFill.map(BacklogResult::fillPerSecond))));
-        best.add(List.of("steady fill msg/s (from " + Progress.human(load.steadyAfter()) + ")",
-                rate(tandemSteady.map(BacklogResult::steadyFillPerSecond).filter(r -> r > 0)),
-                rate(peerSteady.map(BacklogResult::steadyFillPerSecond).filter(r -> r > 0)),
-                ratio(tandemSteady.map(BacklogResult::steadyFillPerSecond).filter(r -> r > 0),
-                        peerSteady.map(BacklogResult::steadyFillPerSecond).filter(r -> r > 0))));
-        best.add(List.of("drain msg/s after the failover", rate(tandemDrain.map(BacklogResult::drainPerSecond)),
-                rate(peerDrain.map(BacklogResult::drainPerSecond)),
-                ratio(tandemDrain.map(BacklogResult::drainPerSecond), peerDrain.map(BacklogResult::drainPerSecond))));
-        text.append(best.markdown()).append('\n');
+        text.append(summaryTable(results, figures, HaBenchmark::best).markdown()).append('\n');
         if (results.stream().filter(BacklogResult::lossless).count() > 2) {
             text.append("Median of the runs (a single run's rate moves by up to 1.5x on this machine kind):\n\n");
-            Table median = new Table(List.of("", "Tandem two-node default", PeerCluster.PRODUCT + " pair",
-                    "Tandem / peer"));
-            for (var row : List.<Map.Entry<String, ToDoubleFunction<BacklogResult>>>of(
-                    Map.entry("fill msg/s", BacklogResult::fillPerSecond),
-                    Map.entry("steady fill msg/s (from " + Progress.human(load.steadyAfter()) + ")",
-                            BacklogResult::steadyFillPerSecond),
-                    Map.entry("drain msg/s after the failover", BacklogResult::drainPerSecond))) {
-                Optional<Double> tandem = median(results, "ha-default", row.getValue());
-                Optional<Double> peer = median(results, "artemis-pair", row.getValue());
-                median.add(List.of(row.getKey(), rate(tandem), rate(peer), ratio(tandem, peer)));
-            }
-            text.append(median.markdown()).append('\n');
+            text.append(summaryTable(results, figures, HaBenchmark::median).markdown()).append('\n');
         }
+        Optional<Double> tandemFill = best(results, "ha-default", BacklogResult::fillPerSecond);
+        Optional<Double> peerFill = best(results, "artemis-pair", BacklogResult::fillPerSecond);
+        Optional<Double> tandemDrain = best(results, "ha-default", BacklogResult::drainPerSecond);
         boolean targetLoad = load.depth() == 500_000 && load.bodySize() == 2048 && load.consumers() == 8
                 && load.producers() == 32;
         text.append("Targets (issue 13)").append(targetLoad ? "" : ", for 500,000 x 2 KiB, 32 producers and 8"
                 + " consumers; this run's load differs, so the verdicts are indicative only").append(":\n\n");
         text.append("- drain after the failover ≥ ").append(grouped(DRAIN_TARGET_PER_SECOND)).append(" msg/s: ")
-                .append(tandemDrain.map(r -> verdict(r.drainPerSecond() >= DRAIN_TARGET_PER_SECOND)
-                        + " (" + grouped(r.drainPerSecond()) + ")").orElse("not measured")).append('\n');
+                .append(tandemDrain.map(drain -> verdict(drain >= DRAIN_TARGET_PER_SECOND)
+                        + " (" + grouped(drain) + ")").orElse("not measured")).append('\n');
         text.append("- fill ≥ the peer pair's: ").append(tandemFill.isPresent() && peerFill.isPresent()
-                ? verdict(tandemFill.get().fillPerSecond() >= peerFill.get().fillPerSecond()) + " ("
-                        + ratio(tandemFill.map(BacklogResult::fillPerSecond), peerFill.map(BacklogResult::fillPerSecond))
-                        + ")"
+                ? verdict(tandemFill.get() >= peerFill.get()) + " (" + ratio(tandemFill, peerFill) + ")"
                 : "not measured (a set-up is missing or lost messages)").append('\n');
         return text.toString();
     }
@@ -875,22 +854,41 @@ public final class HaBenchmark implements Callable<Integer> {
         return r.steadyCpu().map(cpu -> String.format(Locale.ROOT, "%.1f", figure.applyAsDouble(cpu))).orElse("");
     }
 
-    /** The median of {@code figure} over the lossless runs of {@code setup} that measured it (above 0). */
-    static Optional<Double> median(List<BacklogResult> results, String setup, ToDoubleFunction<BacklogResult> figure) {
-        double[] values = results.stream().filter(r -> r.setup().equals(setup) && r.lossless())
-                .mapToDouble(figure).filter(v -> v > 0).sorted().toArray();
-        if (values.length == 0) {
-            return Optional.empty();
+    /** One row per figure: Tandem's, the peer's and their ratio, each {@code aggregate} over the runs. */
+    private static Table summaryTable(List<BacklogResult> results,
+                                      List<Map.Entry<String, ToDoubleFunction<BacklogResult>>> figures,
+                                      Aggregate aggregate) {
+        Table table = new Table(List.of("", "Tandem two-node default", PeerCluster.PRODUCT + " pair", "Tandem / peer"));
+        for (Map.Entry<String, ToDoubleFunction<BacklogResult>> figure : figures) {
+            Optional<Double> tandem = aggregate.over(results, "ha-default", figure.getValue());
+            Optional<Double> peer = aggregate.over(results, "artemis-pair", figure.getValue());
+            table.add(List.of(figure.getKey(), rate(tandem), rate(peer), ratio(tandem, peer)));
         }
-        int middle = values.length / 2;
-        return Optional.of(values.length % 2 == 1 ? values[middle] : (values[middle - 1] + values[middle]) / 2);
+        return table;
     }
 
-    /** The lossless run of {@code setup} with the highest {@code figure}. */
-    private static Optional<BacklogResult> best(List<BacklogResult> results, String setup,
-                                                ToDoubleFunction<BacklogResult> figure) {
-        return results.stream().filter(r -> r.setup().equals(setup) && r.lossless())
-                .max(java.util.Comparator.comparingDouble(figure));
+    /** Summarises one figure of one set-up's runs. */
+    private interface Aggregate {
+        Optional<Double> over(List<BacklogResult> results, String setup, ToDoubleFunction<BacklogResult> figure);
+    }
+
+    /** The median of {@code figure} over the lossless runs of {@code setup} that measured it (above 0). */
+    static Optional<Double> median(List<BacklogResult> results, String setup, ToDoubleFunction<BacklogResult> figure) {
+        double[] values = measured(results, setup, figure).sorted().toArray();
+        return values.length == 0 ? Optional.empty() : Optional.of(Statistics.median(values));
+    }
+
+    /** The highest {@code figure} of the lossless runs of {@code setup} that measured it (above 0). */
+    private static Optional<Double> best(List<BacklogResult> results, String setup,
+                                         ToDoubleFunction<BacklogResult> figure) {
+        OptionalDouble best = measured(results, setup, figure).max();
+        return best.isPresent() ? Optional.of(best.getAsDouble()) : Optional.empty();
+    }
+
+    private static DoubleStream measured(List<BacklogResult> results, String setup,
+                                         ToDoubleFunction<BacklogResult> figure) {
+        return results.stream().filter(r -> r.setup().equals(setup) && r.lossless()).mapToDouble(figure)
+                .filter(v -> v > 0);
     }
 
     private static String rate(Optional<Double> perSecond) {

@@ -405,7 +405,7 @@ public final class WarmStartBenchmark implements Callable<Integer> {
                     .min(Comparator.naturalOrder());
             long met = group.stream().filter(r -> r.reading().met()).count();
             table.add(List.of(group.get(0).result().setup().label(), group.get(0).result().variant().name(),
-                    Integer.toString(group.size()), percent(means[means.length - 1]), percent(median(means)),
+                    Integer.toString(group.size()), percent(means[means.length - 1]), percent(Statistics.median(means)),
                     earliest.map(WarmStartBenchmark::seconds).orElse("never"), met + " of " + group.size(),
                     grouped(group.stream().mapToDouble(r -> r.reading().warmRate()).max().orElse(0))));
         }
@@ -437,11 +437,6 @@ public final class WarmStartBenchmark implements Callable<Integer> {
         text.append("\n## % of warm, per 2 s from serving\n\n").append(ratioTable(rows).markdown());
         text.append("\n## Machine\n\n").append(machine.markdown());
         return text.toString();
-    }
-
-    private static double median(double[] sorted) {
-        int n = sorted.length;
-        return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
     }
 
     private static String seconds(Duration d) {
