@@ -14,12 +14,14 @@ import java.time.Duration;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.OptionalDouble;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -43,8 +45,11 @@ import picocli.CommandLine.Spec;
  * deleted. Or, with {@code --url}, one external broker is driven instead. Writes a results folder: {@code matrix.csv},
  * {@code matrix.md} (the spec's table, messages/s, latency, targets, per-run details), {@code machine.md}, the
  * charts {@code throughput.png} and {@code throughput-kbs.png}, and each broker's console. A configuration that
- * fails to start, or a run that fails, is a failed cell with its reason; the matrix goes on. Exit code 0 when every
- * run measured and received every confirmed message, 1 otherwise, 2 for a bad command line.
+ * fails to start, or a run that fails, is a failed cell with its reason; the matrix goes on. With {@code --rounds R}
+ * the whole matrix runs R times (the configurations in reverse order every other round), each round's report goes
+ * to {@code round-<k>/}, and the folder's own {@code matrix.md}, CSV and charts hold the medians
+ * ({@link MatrixMedians}). Exit code 0 when every run measured and received every confirmed message, 1 otherwise, 2
+ * for a bad command line.
  *
  * <p>Threads: the main thread runs everything in order; {@link PairedLoad} has its own threads, and the start-up
  * probe runs on a daemon thread so that a connection that never completes cannot hang the matrix.
@@ -177,6 +182,13 @@ public final class MatrixBenchmark implements Callable<Integer> {
     @Option(names = "--no-perf", description = "Do not count the master's fsyncs with perf.")
     private boolean noPerf;
 
+    @Option(names = "--rounds", paramLabel = "R", defaultValue = "1",
+            description = "Run the whole matrix R times, fresh brokers each time and the configurations in reverse"
+                    + " order every other round, and report each cell's median over the rounds, with the spread, the"
+                    + " median Tandem / peer ratio of the rounds and each round's ratio; each round's full report"
+                    + " goes to round-<k>/ (default: ${DEFAULT-VALUE}).")
+    private int rounds;
+
     @Option(names = "--drain-timeout", converter = DurationConverter.class, paramLabel = "DURATION",
             defaultValue = "2min", description = "How long to wait for the backlog after a window"
                     + " (default: ${DEFAULT-VALUE}).")
@@ -192,11 +204,25 @@ public final class MatrixBenchmark implements Callable<Integer> {
                               List<String> problems) {
     }
 
-    /** What a matrix run produced. */
-    public record Report(List<MatrixRun> runs, MatrixTables tables, List<BrokerNotes> brokers, Path resultsFolder) {
+    /**
+     * What a matrix run produced: each round's tables (one unless {@code --rounds}), their medians, every broker
+     * process's notes, and the results folder.
+     */
+    public record Report(List<MatrixTables> rounds, MatrixMedians medians, List<BrokerNotes> brokers,
+                         Path resultsFolder) {
+        /** Every round's runs, round after round. */
+        public List<MatrixRun> runs() {
+            return rounds.stream().flatMap(round -> round.runs().stream()).toList();
+        }
+
+        /** The tables of the only round (or of the last). */
+        public MatrixTables tables() {
+            return rounds.get(rounds.size() - 1);
+        }
+
         /** Whether every run measured messages and received every confirmed message. */
         public boolean complete() {
-            return runs.stream().allMatch(MatrixRun::measured);
+            return runs().stream().allMatch(MatrixRun::measured);
         }
     }
 
@@ -220,6 +246,11 @@ public final class MatrixBenchmark implements Callable<Integer> {
         Report report = run(Progress.console());
         PrintStream out = System.out;
         out.println();
+        if (report.rounds().size() > 1) {
+            printMedians(out, report.medians());
+            out.println("Results: " + report.resultsFolder());
+            return report.complete() ? 0 : 1;
+        }
         out.println(report.tables().specLayout().markdown());
         out.print(report.tables().footnotesMarkdown());
         out.println();
@@ -232,6 +263,23 @@ public final class MatrixBenchmark implements Callable<Integer> {
         out.println();
         out.println("Results: " + report.resultsFolder());
         return report.complete() ? 0 : 1;
+    }
+
+    private static void printMedians(PrintStream out, MatrixMedians medians) {
+        out.println("Messages per second, the median of " + medians.rounds() + " rounds (lowest-highest):");
+        out.println(medians.messagesPerSecondTable().markdown());
+        out.println("Tandem / peer within each round: the median (each round):");
+        out.println(medians.peerRatios().markdown());
+        medians.shareOfStandalone().ifPresent(table -> {
+            out.println("Share of No HA within each round: the median (each round):");
+            out.println(table.markdown());
+        });
+        medians.growth().ifPresent(table -> {
+            out.println("Rate at N over the rate at the previous N within each round: the median (each round):");
+            out.println(table.markdown());
+        });
+        out.println("CPU per message (µs), medians: broker / replicas / clients / rest of the machine:");
+        out.println(medians.cpuPerMessage().markdown());
     }
 
     private Report run(Progress progress) throws Exception {
@@ -250,35 +298,88 @@ public final class MatrixBenchmark implements Callable<Integer> {
         Files.writeString(results.resolve("machine.md"), machine.markdown());
         FsyncCounter fsyncs = external != null ? FsyncCounter.disabled("an external broker is not measured")
                 : noPerf ? FsyncCounter.disabled("--no-perf given") : FsyncCounter.probe();
-        Plan plan = new Plan(configurations, clients, warmUp, window, jitWarmUp);
+        Plan plan = new Plan(configurations, clients, warmUp, window, jitWarmUp, rounds);
         loadAtStart = SystemCpu.loadAverage();
-        progress.println(String.format(Locale.ROOT, "matrix: %s; N = %s; warm-up %s, window %s, body %d B;"
+        progress.println(String.format(Locale.ROOT, "matrix: %s; N = %s; warm-up %s, window %s, body %d B;%s"
                         + " planned ~%s; results in %s", external != null ? "external broker " + external.uri()
                         : String.join(", ", configurations.stream().map(MatrixConfiguration::id).toList()),
-                joined(clients), text(warmUp), text(window), bodySize, Progress.human(plan.remaining(0, 0, true)),
-                results));
+                joined(clients), text(warmUp), text(window), bodySize, rounds > 1 ? " " + rounds + " rounds;" : "",
+                Progress.human(plan.remaining(0, 0, true)), results));
         if (!fsyncs.available()) {
             progress.println("fsyncs will not be counted: " + fsyncs.unavailableBecause());
         }
 
+        List<MatrixTables> roundTables = new ArrayList<>();
+        List<BrokerNotes> allBrokers = new ArrayList<>();
+        journals.clear();
+        for (int round = 0; round < rounds; round++) {
+            roundTables.add(runRound(round, results, external, fsyncs, plan, machine, progress, allBrokers));
+        }
+        MatrixMedians medians = new MatrixMedians(configurations, clients, roundTables);
+        if (rounds > 1) {
+            roundsCsv(roundTables).writeCsv(results.resolve("matrix.csv"));
+            writeCharts(results, (configuration, n) -> {
+                OptionalDouble median = medians.messagesPerSecond(configuration, n);
+                return median.isPresent() ? median.getAsDouble() : null;
+            });
+            Files.writeString(results.resolve("matrix.md"), roundsDocument(medians, machine, external));
+        }
+        return new Report(roundTables, medians, allBrokers, results);
+    }
+
+    /**
+     * One pass over every configuration (in reverse order in odd rounds), its report written to {@code results}
+     * or, with several rounds, to {@code results/round-<k>}; the brokers' notes are added to {@code allBrokers}.
+     */
+    private MatrixTables runRound(int round, Path results, ConnectionUrl external, FsyncCounter fsyncs, Plan plan,
+                                  Machine machine, Progress progress, List<BrokerNotes> allBrokers)
+            throws Exception {
+        Path folder = rounds == 1 ? results : Files.createDirectories(results.resolve("round-" + (round + 1)));
+        List<MatrixConfiguration> order = new ArrayList<>(configurations);
+        if (round % 2 == 1) {
+            Collections.reverse(order);
+        }
+        plan.startRound(round, order);
+        if (rounds > 1) {
+            progress.println(String.format(Locale.ROOT, "round %d of %d: %s", round + 1, rounds,
+                    String.join(", ", order.stream().map(MatrixConfiguration::id).toList())));
+        }
         List<MatrixRun> runs = new ArrayList<>();
         List<BrokerNotes> brokers = new ArrayList<>();
         Map<String, Duration> startups = new LinkedHashMap<>();
-        journals.clear();
         if (external != null) {
             runExternal(external, configurations.get(0), fsyncs, plan, progress, runs);
         } else {
-            for (int k = 0; k < configurations.size(); k++) {
-                MatrixConfiguration configuration = configurations.get(k);
-                runConfiguration(configuration, k, fsyncs, plan, progress, results, runs, brokers, startups);
+            for (int k = 0; k < order.size(); k++) {
+                runConfiguration(order.get(k), k, fsyncs, plan, progress, folder, runs, brokers, startups);
             }
         }
         MatrixTables tables = new MatrixTables(configurations, clients, runs);
-        tables.csv().writeCsv(results.resolve("matrix.csv"));
-        writeCharts(results, tables);
-        Files.writeString(results.resolve("matrix.md"), document(tables, brokers, startups, machine, fsyncs,
+        tables.csv().writeCsv(folder.resolve("matrix.csv"));
+        writeCharts(folder, (configuration, n) -> tables.measured(configuration.id(), n)
+                .map(MatrixRun::messagesPerSecond).orElse(null));
+        Files.writeString(folder.resolve("matrix.md"), document(tables, brokers, startups, machine, fsyncs,
                 external));
-        return new Report(runs, tables, brokers, results);
+        allBrokers.addAll(brokers);
+        return tables;
+    }
+
+    /** Every round's CSV rows, each with its round number first. */
+    private static Table roundsCsv(List<MatrixTables> roundTables) {
+        Table first = roundTables.get(0).csv();
+        List<String> headers = new ArrayList<>();
+        headers.add("round");
+        headers.addAll(first.header());
+        Table table = new Table(headers);
+        for (int k = 0; k < roundTables.size(); k++) {
+            for (List<String> row : roundTables.get(k).csv().rows()) {
+                List<String> numbered = new ArrayList<>();
+                numbered.add(Integer.toString(k + 1));
+                numbered.addAll(row);
+                table.add(numbered);
+            }
+        }
+        return table;
     }
 
     /** Applies the profile's defaults to the options not given, and checks the combination. */
@@ -298,6 +399,9 @@ public final class MatrixBenchmark implements Callable<Integer> {
         }
         if (minWindowMessages == null) {
             minWindowMessages = profile.minWindowMessages;
+        }
+        if (rounds < 1) {
+            throw new CommandLine.ParameterException(commandLine, "--rounds must be 1 or more");
         }
         if (clients.isEmpty() || clients.stream().anyMatch(n -> n < 1)) {
             throw new CommandLine.ParameterException(commandLine, "--clients: each N must be 1 or more");
@@ -561,16 +665,21 @@ public final class MatrixBenchmark implements Callable<Integer> {
 
     // ------------------------------------------------------------------ output
 
-    private void writeCharts(Path results, MatrixTables tables) throws Exception {
+    /** The rate a chart shows for a configuration at N, in msg/s; null where it did not measure. */
+    private interface ChartRate {
+        Double of(MatrixConfiguration configuration, int n);
+    }
+
+    private void writeCharts(Path results, ChartRate rate) throws Exception {
         Map<String, List<Double>> messages = new LinkedHashMap<>();
         Map<String, List<Double>> kilobytes = new LinkedHashMap<>();
         for (MatrixConfiguration configuration : configurations) {
             List<Double> m = new ArrayList<>();
             List<Double> kb = new ArrayList<>();
-            for (MatrixRun run : tables.column(configuration)) {
-                boolean ok = run != null && run.measured();
-                m.add(ok ? run.messagesPerSecond() : null);
-                kb.add(ok ? run.kbPerSecond() : null);
+            for (int n : clients) {
+                Double perSecond = rate.of(configuration, n);
+                m.add(perSecond);
+                kb.add(perSecond == null ? null : perSecond * bodySize / 1024.0);
             }
             messages.put(configuration.label(), m);
             kilobytes.put(configuration.label(), kb);
@@ -676,6 +785,50 @@ public final class MatrixBenchmark implements Callable<Integer> {
         return text.toString();
     }
 
+    /** matrix.md of a run of several rounds: the medians, and where each round's full report is. */
+    private String roundsDocument(MatrixMedians medians, Machine machine, ConnectionUrl external) {
+        StringBuilder text = new StringBuilder();
+        text.append("# Durability matrix, ").append(medians.rounds()).append(" rounds, ")
+                .append(LocalDateTime.now().format(DateTimeFormatter.ISO_LOCAL_DATE_TIME).substring(0, 19))
+                .append("\n\n");
+        text.append(String.format(Locale.ROOT, "Profile %s; N = %s producers and as many consumers; persistent"
+                        + " %d-byte messages; %s of unmeasured load per configuration's fresh brokers, then per run a"
+                        + " warm-up of %s and a window of %s. The whole matrix ran %d times, fresh brokers each time,"
+                        + " the configurations in reverse order every other round%s. Load average (1 min) %.1f at the"
+                        + " start, %.1f at the end (this machine has %d cores). Broker JVM options: %s.\n\n",
+                profile.name().toLowerCase(Locale.ROOT), joined(clients), bodySize, text(jitWarmUp), text(warmUp),
+                text(window), medians.rounds(), external != null ? " (an external broker: " + external.uri() + ")"
+                        : "", loadAtStart, SystemCpu.loadAverage(), Runtime.getRuntime().availableProcessors(),
+                brokerJvmOptions.isEmpty() ? "none (JVM defaults)" : String.join(" ", brokerJvmOptions)));
+        text.append("Each figure is the median of the rounds that measured it. Ratios are taken within each round,"
+                + " where the setups ran side by side, and then their median; the bracket lists each round's ratio in"
+                + " order (\"-\": that round did not measure both). Each round's full report (the spec's layout,"
+                + " targets, latency, fsyncs, per-run details, broker logs) is in `round-1/matrix.md` to `round-")
+                .append(medians.rounds()).append("/matrix.md`; `matrix.csv` here holds every round's rows.\n\n");
+        text.append("## Messages per second, median (lowest-highest)\n\n")
+                .append(medians.messagesPerSecondTable().markdown()).append('\n');
+        Table peer = medians.peerRatios();
+        if (peer.header().size() > 1) {
+            text.append("## Tandem / peer, median (each round)\n\nEach Tandem column's rate over the peer's of the"
+                    + " same kind (standalone over Artemis standalone, replicated over the Artemis replicated pair)"
+                    + " in the same round.\n\n").append(peer.markdown()).append('\n');
+        }
+        medians.shareOfStandalone().ifPresent(table -> text.append("## Share of No HA, median (each round)\n\n"
+                + "The target for the default configuration at N = 16 and 64 is 75 %.\n\n")
+                .append(table.markdown()).append('\n'));
+        medians.growth().ifPresent(table -> text.append("## Rate against the previous N, median (each round)\n\n")
+                .append(table.markdown()).append('\n'));
+        text.append("## Latency p50 / p99 (ms), medians\n\n").append(medians.latency().markdown()).append('\n');
+        text.append("## CPU per message (µs), medians: broker / replicas / clients / rest of the machine\n\n"
+                + "Each part as each round's report defines it (the replicas' over the whole run, so an upper"
+                + " bound), then the median of the rounds.\n\n").append(medians.cpuPerMessage().markdown())
+                .append('\n');
+        text.append("## Charts\n\n`throughput.png` (messages/s) and `throughput-kbs.png` (KB/s): the medians"
+                + " against N; each round's in its folder.\n\n");
+        text.append("## Machine\n\n").append(machine.markdown());
+        return text.toString();
+    }
+
     /** What the peer columns are, for matrix.md. */
     static final String PEER_NOTE = "Peer columns: Apache ActiveMQ Artemis 2.50 (a perftests dependency only),"
             + " started by this harness as embedded servers in their own JVMs (ArtemisPeer) from the generated"
@@ -751,9 +904,11 @@ public final class MatrixBenchmark implements Callable<Integer> {
      * connecting and draining, learnt from the runs so far) and the start-ups (learnt per node).
      */
     private static final class Plan {
-        private final List<MatrixConfiguration> configurations;
+        private List<MatrixConfiguration> configurations;
         private final List<Integer> clients;
         private final Duration perRunWindows;
+        private final int rounds;
+        private int round;
         private long jitWarmUpMillis;
         private long overheadMillis = 3_000;
         private int runsSeen;
@@ -761,11 +916,18 @@ public final class MatrixBenchmark implements Callable<Integer> {
         private int startupsSeen;
 
         Plan(List<MatrixConfiguration> configurations, List<Integer> clients, Duration warmUp, Duration window,
-             Duration jitWarmUp) {
+             Duration jitWarmUp, int rounds) {
             this.configurations = configurations;
             this.clients = clients;
             this.perRunWindows = warmUp.plus(window);
             this.jitWarmUpMillis = jitWarmUp.isZero() ? 0 : jitWarmUp.toMillis() + 4_000;
+            this.rounds = rounds;
+        }
+
+        /** Round {@code round} (from 0) runs the configurations in {@code order}. */
+        void startRound(int round, List<MatrixConfiguration> order) {
+            this.round = round;
+            this.configurations = List.copyOf(order);
         }
 
         void warmedUp(Duration wall) {
@@ -785,10 +947,15 @@ public final class MatrixBenchmark implements Callable<Integer> {
         }
 
         /**
-         * From configuration {@code k}, run index {@code i} on (its start-up too when {@code withStartup}),
-         * to the end.
+         * From configuration {@code k} of this round's order, run index {@code i} on (its start-up too when
+         * {@code withStartup}), to the end of the last round.
          */
         Duration remaining(int k, int i, boolean withStartup) {
+            long millis = (rounds - round - 1) * remainingInRound(0, 0, true);
+            return Duration.ofMillis(millis + remainingInRound(k, i, withStartup));
+        }
+
+        private long remainingInRound(int k, int i, boolean withStartup) {
             long millis = 0;
             for (int c = k; c < configurations.size(); c++) {
                 if (c > k || withStartup) {
@@ -799,7 +966,7 @@ public final class MatrixBenchmark implements Callable<Integer> {
                     millis += perRunWindows.toMillis() + overheadMillis;
                 }
             }
-            return Duration.ofMillis(millis);
+            return millis;
         }
     }
 }

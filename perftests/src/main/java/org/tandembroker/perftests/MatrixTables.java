@@ -92,7 +92,8 @@ public final class MatrixTables {
         return peerRatioValue(configuration, n).map(ratio -> String.format(Locale.ROOT, "%.2fx", ratio));
     }
 
-    private Optional<Double> peerRatioValue(MatrixConfiguration configuration, int n) {
+    /** Tandem / peer at N for a Tandem column as a number, when both measured. */
+    Optional<Double> peerRatioValue(MatrixConfiguration configuration, int n) {
         Optional<MatrixConfiguration> peer = configuration.comparedPeer();
         if (peer.isEmpty()) {
             return Optional.empty();
@@ -168,9 +169,14 @@ public final class MatrixTables {
         });
     }
 
-    /** Microseconds of CPU per message from a CPU share (% of one core) and a rate. */
+    /** {@link #microsPerMessage}, as a whole number of microseconds. */
     static String micros(double cpuPercent, double messagesPerSecond) {
-        return String.format(Locale.ROOT, "%.0f", cpuPercent / 100 * 1e6 / messagesPerSecond);
+        return String.format(Locale.ROOT, "%.0f", microsPerMessage(cpuPercent, messagesPerSecond));
+    }
+
+    /** Microseconds of CPU per message from a CPU share (% of one core) and a rate. */
+    static double microsPerMessage(double cpuPercent, double messagesPerSecond) {
+        return cpuPercent / 100 * 1e6 / messagesPerSecond;
     }
 
     /** One row per run with everything measured (failed runs show their reason). */
@@ -317,14 +323,9 @@ public final class MatrixTables {
                 .findFirst();
     }
 
-    /** The runs of {@code configuration}, in N order (null where there is none). */
-    public List<MatrixRun> column(MatrixConfiguration configuration) {
-        List<MatrixRun> column = new ArrayList<>();
-        for (int n : clients) {
-            column.add(runs.stream().filter(r -> r.configuration().id().equals(configuration.id())
-                    && r.clients() == n).findFirst().orElse(null));
-        }
-        return column;
+    /** The runs these tables show, in the order they ran. */
+    public List<MatrixRun> runs() {
+        return runs;
     }
 
     private interface CellText {

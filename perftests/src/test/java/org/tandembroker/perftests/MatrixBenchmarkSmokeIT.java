@@ -76,6 +76,38 @@ class MatrixBenchmarkSmokeIT {
         assertThat(folder.resolve("broker-default-node-1.log")).isNotEmptyFile();
     }
 
+    @Test
+    @Timeout(300)
+    void roundsRepeatTheMatrixWithFreshBrokersAndReportTheMediansBesideEachRoundsOwnReport() throws Exception {
+        Path resultsBase = Path.of(System.getProperty("perftests.results", "target/smoke-results"));
+
+        MatrixBenchmark.Report report = MatrixBenchmark.run("--profile", "smoke", "--configs", "non-ha", "--rounds",
+                "2", "--results", resultsBase.toString());
+
+        assertThat(report.rounds()).hasSize(2);
+        assertThat(report.runs()).extracting(run -> run.configuration().id() + " N=" + run.clients())
+                .containsExactly("non-ha N=1", "non-ha N=1");
+        assertThat(report.complete()).isTrue();
+        assertThat(report.brokers()).extracting(MatrixBenchmark.BrokerNotes::process)
+                .containsExactly("broker", "broker");
+        assertThat(report.medians().messagesPerSecond(MatrixConfiguration.NON_HA, 1)).isPresent();
+
+        Path folder = report.resultsFolder();
+        for (String round : List.of("round-1", "round-2")) {
+            assertThat(folder.resolve(round).resolve("matrix.md")).content().contains("| Test/Broker ");
+            assertThat(folder.resolve(round).resolve("broker-non-ha.log")).content().contains("BRK-1005 : Stopped");
+        }
+        List<List<String>> csv = Files.readAllLines(folder.resolve("matrix.csv")).stream()
+                .map(MatrixBenchmarkSmokeIT::csvCells).toList();
+        assertThat(csv.get(0)).startsWith("round", "configuration");
+        assertThat(csv.subList(1, csv.size())).extracting(row -> row.get(0) + " " + row.get(1))
+                .containsExactly("1 non-ha", "2 non-ha");
+        assertThat(folder.resolve("matrix.md")).content().contains("# Durability matrix, 2 rounds",
+                "## Messages per second, median (lowest-highest)", "## CPU per message (µs), medians");
+        byte[] png = Files.readAllBytes(folder.resolve("throughput.png"));
+        assertThat(Arrays.copyOf(png, 8)).isEqualTo(PNG_SIGNATURE);
+    }
+
     /** RFC 4180 cells of one line (quoted cells may hold commas and doubled quotes). */
     private static List<String> csvCells(String line) {
         List<String> cells = new ArrayList<>();
