@@ -20,7 +20,9 @@ import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
@@ -218,8 +220,9 @@ public final class StoreDatabases implements AutoCloseable {
         Txn internal = JeLogPosition.internal(txn);
         try {
             for (ChangeSet changes : batch) {
+                MessagesStored stored = MessagesStored.in(changes);
                 for (ChangeSet.Operation operation : changes.operations()) {
-                    apply(txn, operation, changes);
+                    apply(txn, operation, stored);
                 }
             }
             txn.commit();
@@ -234,12 +237,12 @@ public final class StoreDatabases implements AutoCloseable {
         return JeLogPosition.end(environment);
     }
 
-    private void apply(Transaction txn, ChangeSet.Operation operation, ChangeSet changes) {
+    private void apply(Transaction txn, ChangeSet.Operation operation, MessagesStored stored) {
         if (operation instanceof ChangeSet.StoreMessage m) {
             storeMessage(txn, m);
         } else if (operation instanceof ChangeSet.Enqueue e) {
             entries.put(txn, new DatabaseEntry(RecordCodec.entryKey(e.queueId(), e.messageId())),
-                    new DatabaseEntry(entryValue(e.messageId(), changes)));
+                    new DatabaseEntry(entryValue(stored.find(e.messageId()))));
         } else if (operation instanceof ChangeSet.Dequeue d) {
             entries.delete(txn, new DatabaseEntry(RecordCodec.entryKey(d.queueId(), d.messageId())));
         } else if (operation instanceof ChangeSet.RemoveMessage r) {
@@ -259,17 +262,61 @@ public final class StoreDatabases implements AutoCloseable {
      * An entry's value: its message's summary when the message is stored in the same change set (as a publish
      * stores it), else empty (a message moved to another queue later), which recovery reads from the message.
      */
-    private static byte[] entryValue(long messageId, ChangeSet changes) {
-        for (ChangeSet.Operation operation : changes.operations()) {
-            if (operation instanceof ChangeSet.StoreMessage m && m.messageId() == messageId) {
-                try {
-                    return RecordCodec.entryValue(m.content().length, MetadataCodec.priority(m.metadata()));
-                } catch (IllegalArgumentException notMetadata) {
-                    return RecordCodec.entryValue();
+    private static byte[] entryValue(ChangeSet.StoreMessage storedWithIt) {
+        if (storedWithIt == null) {
+            return RecordCodec.entryValue();
+        }
+        try {
+            return RecordCodec.entryValue(storedWithIt.content().length,
+                    MetadataCodec.priority(storedWithIt.metadata()));
+        } catch (IllegalArgumentException notMetadata) {
+            return RecordCodec.entryValue();
+        }
+    }
+
+    /**
+     * The messages a change set stores, found by id: by scanning the set when it is as small as a publish's (no
+     * allocation on the hot path), through an index built once when it is larger (a client transaction of n
+     * messages would otherwise scan its set once per entry, n² steps). The first message of an id wins, as a scan
+     * finds it.
+     */
+    private static final class MessagesStored {
+        /** Up to this many operations a scan is cheaper than an index. */
+        private static final int SCANNED_UP_TO = 16;
+
+        private final ChangeSet changes;
+        private final Map<Long, ChangeSet.StoreMessage> byId;
+
+        private MessagesStored(ChangeSet changes, Map<Long, ChangeSet.StoreMessage> byId) {
+            this.changes = changes;
+            this.byId = byId;
+        }
+
+        static MessagesStored in(ChangeSet changes) {
+            if (changes.operations().size() <= SCANNED_UP_TO) {
+                return new MessagesStored(changes, null);
+            }
+            Map<Long, ChangeSet.StoreMessage> byId = new HashMap<>();
+            for (ChangeSet.Operation operation : changes.operations()) {
+                if (operation instanceof ChangeSet.StoreMessage m) {
+                    byId.putIfAbsent(m.messageId(), m);
                 }
             }
+            return new MessagesStored(changes, byId);
         }
-        return RecordCodec.entryValue();
+
+        /** The change set's message of this id, or null when it stores none. */
+        ChangeSet.StoreMessage find(long messageId) {
+            if (byId != null) {
+                return byId.get(messageId);
+            }
+            for (ChangeSet.Operation operation : changes.operations()) {
+                if (operation instanceof ChangeSet.StoreMessage m && m.messageId() == messageId) {
+                    return m;
+                }
+            }
+            return null;
+        }
     }
 
     private void storeMessage(Transaction txn, ChangeSet.StoreMessage message) {

@@ -179,6 +179,50 @@ class StoreDatabasesTest {
         }
     }
 
+    @Test
+    void aTransactionOfManyMessagesSummarisesEachEntryFromItsOwnMessage() {
+        // A client transaction: 1,000 messages, each stored and enqueued on two queues, and one entry whose message
+        // was stored by an earlier transaction (no summary). Large sets find their messages through an index.
+        UUID orders = UUID.randomUUID();
+        UUID audit = UUID.randomUUID();
+        List<ChangeSet.Operation> operations = new java.util.ArrayList<>();
+        for (int i = 1; i <= 1000; i++) {
+            byte[] metadata = org.tandembroker.core.message.MetadataCodec.encode(
+                    new org.tandembroker.core.message.MessageMetadata(null, null, true, i % 10, 0, 1, i));
+            operations.add(new ChangeSet.StoreMessage(i, metadata, new byte[i]));
+        }
+        for (int i = 1; i <= 1000; i++) {
+            operations.add(new ChangeSet.Enqueue(orders, i));
+            operations.add(new ChangeSet.Enqueue(audit, i));
+        }
+        operations.add(new ChangeSet.Enqueue(audit, 5000));
+        try (Environment env = environment(); StoreDatabases databases = StoreDatabases.open(env)) {
+            databases.apply(new ChangeSet(List.of(new ChangeSet.StoreMessage(5000,
+                    org.tandembroker.core.message.MetadataCodec.encode(new org.tandembroker.core.message
+                            .MessageMetadata(null, null, true, 4, 0, 1, 9)), new byte[9]))), Durability.COMMIT_NO_SYNC);
+            databases.apply(new ChangeSet(operations), Durability.COMMIT_NO_SYNC);
+            try (Database metadata = env.openDatabase(null, StoreDatabases.METADATA_DB,
+                    new DatabaseConfig().setTransactional(true))) {
+                // without their messages, the summaries can only come from the entries themselves
+                for (long id : java.util.stream.LongStream.concat(java.util.stream.LongStream.rangeClosed(1, 1000),
+                        java.util.stream.LongStream.of(5000)).toArray()) {
+                    metadata.delete(null, new DatabaseEntry(RecordCodec.messageKey(id)));
+                }
+            }
+
+            for (UUID queue : List.of(orders, audit)) {
+                List<org.tandembroker.core.store.EntrySummary> summaries = databases.readEntrySummaries(queue, 0,
+                        5000, 2000);
+                assertThat(summaries.stream().filter(s -> s.messageId() <= 1000)).hasSize(1000).allSatisfy(s ->
+                        assertThat(s).isEqualTo(new org.tandembroker.core.store.EntrySummary(s.messageId(), true,
+                                (int) (s.messageId() % 10), (int) s.messageId())));
+            }
+            // not stored with its entry, and its message gone: nothing to summarise it from
+            assertThat(databases.readEntrySummaries(audit, 4999, 5000, 10)).containsExactly(
+                    new org.tandembroker.core.store.EntrySummary(5000, false, 0, 0));
+        }
+    }
+
     /** A store as brokers before schema version 2 wrote it: one queue holding one message whose body is a chunk. */
     private static void writeVersion1Store(Environment env, UUID queue, long messageId, byte[] metadata,
                                            byte[] body) {
