@@ -53,8 +53,9 @@ public final class MatrixMedians {
             if (measured.isEmpty()) {
                 return "failed";
             }
-            String text = grouped(median(values).getAsDouble()) + (measured.size() == 1 ? ""
-                    : " (" + grouped(measured.get(0)) + "-" + grouped(measured.get(measured.size() - 1)) + ")");
+            String spread = measured.size() == 1 ? "" : " (" + MatrixTables.grouped(measured.get(0)) + "-"
+                    + MatrixTables.grouped(measured.get(measured.size() - 1)) + ")";
+            String text = MatrixTables.grouped(median(values).getAsDouble()) + spread;
             return text + measuredOf(measured.size());
         });
     }
@@ -67,7 +68,7 @@ public final class MatrixMedians {
         List<MatrixConfiguration> tandem = configurations.stream()
                 .filter(c -> c.comparedPeer().filter(configurations::contains).isPresent()).toList();
         return perConfiguration(tandem, c -> c.label() + " / " + c.comparedPeer().get().label(),
-                (c, n) -> ratios(tables -> tables.peerRatioValue(c, n), MatrixMedians::times));
+                (c, n) -> ratios(tables -> tables.peerRatioValue(c, n), MatrixTables::times));
     }
 
     /**
@@ -108,7 +109,7 @@ public final class MatrixMedians {
             row.add(n + " / " + previous);
             for (MatrixConfiguration c : configurations) {
                 row.add(ratios(tables -> rate(tables, c, n).flatMap(rate -> rate(tables, c, previous)
-                        .map(before -> rate / before)), MatrixMedians::times));
+                        .map(before -> rate / before)), MatrixTables::times));
             }
             table.add(row);
         }
@@ -201,13 +202,5 @@ public final class MatrixMedians {
             table.add(row);
         }
         return table;
-    }
-
-    private static String times(double ratio) {
-        return String.format(Locale.ROOT, "%.2fx", ratio);
-    }
-
-    private static String grouped(double value) {
-        return String.format(Locale.ROOT, "%,.0f", value);
     }
 }

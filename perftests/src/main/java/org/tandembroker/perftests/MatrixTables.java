@@ -89,7 +89,7 @@ public final class MatrixTables {
      * measured.
      */
     public Optional<String> peerRatio(MatrixConfiguration configuration, int n) {
-        return peerRatioValue(configuration, n).map(ratio -> String.format(Locale.ROOT, "%.2fx", ratio));
+        return peerRatioValue(configuration, n).map(MatrixTables::times);
     }
 
     /** Tandem / peer at N for a Tandem column as a number, when both measured. */
@@ -371,7 +371,13 @@ public final class MatrixTables {
         return String.format(Locale.ROOT, "%+.1f%%", difference);
     }
 
-    private static String grouped(double value) {
+    /** A ratio as {@code 1.23x}. */
+    static String times(double ratio) {
+        return String.format(Locale.ROOT, "%.2fx", ratio);
+    }
+
+    /** A rate with thousands grouped: {@code 12,345}. */
+    static String grouped(double value) {
         return String.format(Locale.ROOT, "%,.0f", value);
     }
 

@@ -276,7 +276,7 @@ public final class StoreDatabases implements AutoCloseable {
 
     /**
      * The messages a change set stores, found by id: by scanning the set when it is as small as a publish's (no
-     * allocation on the hot path), through an index built once when it is larger (a client transaction of n
+     * map built on the hot path), through an index built once when it is larger (a client transaction of n
      * messages would otherwise scan its set once per entry, n² steps). The first message of an id wins, as a scan
      * finds it.
      */
