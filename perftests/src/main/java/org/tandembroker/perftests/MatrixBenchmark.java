@@ -356,6 +356,9 @@ public final class MatrixBenchmark implements Callable<Integer> {
         }
         MatrixTables tables = new MatrixTables(configurations, clients, runs);
         tables.csv().writeCsv(folder.resolve("matrix.csv"));
+        for (Map.Entry<String, String> distribution : tables.latencyDistributions().entrySet()) {
+            Files.writeString(folder.resolve(distribution.getKey()), distribution.getValue());
+        }
         writeCharts(folder, (configuration, n) -> tables.measured(configuration.id(), n)
                 .map(MatrixRun::messagesPerSecond).orElse(null));
         Files.writeString(folder.resolve("matrix.md"), document(tables, brokers, startups, machine, fsyncs,

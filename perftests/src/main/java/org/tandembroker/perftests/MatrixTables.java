@@ -1,5 +1,8 @@
 package org.tandembroker.perftests;
 
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -206,11 +209,35 @@ public final class MatrixTables {
         return table;
     }
 
+    /**
+     * Each measured run's end-to-end latency distribution in HdrHistogram's percentile format (milliseconds), by
+     * the file name it goes under: {@code latency-<configuration>-n<N>.hgrm}. The CSV keeps p50 to p99.9 and the
+     * maximum; this keeps the whole tail, for comparing where two brokers' latencies part.
+     */
+    public Map<String, String> latencyDistributions() {
+        Map<String, String> files = new LinkedHashMap<>();
+        for (MatrixRun run : runs) {
+            if (run.measured() && run.result() != null && run.result().latencyMicros().getTotalCount() > 0) {
+                ByteArrayOutputStream text = new ByteArrayOutputStream();
+                try (PrintStream out = new PrintStream(text, true, StandardCharsets.UTF_8)) {
+                    run.result().latencyMicros().outputPercentileDistribution(out, 1000.0);
+                }
+                files.put("latency-" + run.configuration().id() + "-n" + run.clients() + ".hgrm",
+                        text.toString(StandardCharsets.UTF_8));
+            }
+        }
+        return files;
+    }
+
+    /** Columns of {@link #csv()}: a failed run's row is empty up to the last, which holds why it failed. */
+    static final int CSV_COLUMNS = 33;
+
     /** One row per run, every figure unformatted (empty where not measured). */
     public Table csv() {
         Table table = new Table(List.of("configuration", "label", "nodes", "durability", "coalescing_sync", "n",
                 "body_bytes", "window_s", "consumed_msgs", "produced_msgs", "msg_per_s", "kb_per_s",
-                "produced_msg_per_s", "pct_vs_non_ha", "latency_p50_ms", "latency_p99_ms", "latency_max_ms",
+                "produced_msg_per_s", "pct_vs_non_ha", "latency_p50_ms", "latency_p90_ms", "latency_p99_ms",
+                "latency_p99_9_ms", "latency_max_ms",
                 "fsyncs", "fsyncs_per_msg", "broker_cpu_pct", "replica_cpu_pct", "client_cpu_pct", "other_cpu_pct",
                 "confirmed", "received", "missing", "duplicates", "ledger_ok", "drained", "ratio_vs_peer", "error"));
         for (MatrixRun run : runs) {
@@ -220,7 +247,7 @@ public final class MatrixTables {
             PairedLoad.Result r = run.result();
             String failure = run.failure() == null ? "" : run.failure();
             if (r == null) {
-                while (row.size() < 30) {
+                while (row.size() < CSV_COLUMNS - 1) {
                     row.add("");
                 }
                 row.add(failure);
@@ -234,7 +261,8 @@ public final class MatrixTables {
                     fixed(r.consumedPerSecond(), 1), fixed(run.kbPerSecond(), 1), fixed(r.producedPerSecond(), 1),
                     baseline.isPresent() && run.measured()
                             ? fixed(100 * (run.kbPerSecond() / baseline.get().kbPerSecond() - 1), 2) : "",
-                    ThroughputBenchmark.millis(r.latencyMicros(), 50), ThroughputBenchmark.millis(r.latencyMicros(), 99),
+                    ThroughputBenchmark.millis(r.latencyMicros(), 50), ThroughputBenchmark.millis(r.latencyMicros(), 90),
+                    ThroughputBenchmark.millis(r.latencyMicros(), 99), ThroughputBenchmark.millis(r.latencyMicros(), 99.9),
                     ThroughputBenchmark.millis(r.latencyMicros(), 100),
                     r.fsyncs().available() ? Long.toString(r.fsyncs().count()) : "", fsyncsPerMessage(r).orElse(""),
                     c.external() ? "" : fixed(r.brokerCpuPercent(), 1),

@@ -56,6 +56,9 @@ class MatrixBenchmarkSmokeIT {
             assertThat(row.get(header.indexOf("error"))).isEmpty();
         }
         assertThat(csv.get(1).get(header.indexOf("pct_vs_non_ha"))).isEqualTo("0.00");
+        for (String distribution : List.of("latency-non-ha-n1.hgrm", "latency-default-n1.hgrm")) {
+            assertThat(folder.resolve(distribution)).content().as(distribution).contains("Percentile", "#[Max     =");
+        }
 
         List<String> markdown = Files.readAllLines(folder.resolve("matrix.md"));
         assertThat(markdown).anyMatch(line -> line.startsWith("| Test/Broker ") && line.contains("| No HA ")
