@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import org.HdrHistogram.Histogram;
 
 /**
  * The durability matrix's tables, from its runs: the spec's performance comparison (rows {@code 1 (1/1)} to
@@ -230,16 +231,16 @@ public final class MatrixTables {
     }
 
     /** Columns of {@link #csv()}: a failed run's row is empty up to the last, which holds why it failed. */
-    static final int CSV_COLUMNS = 33;
+    static final List<String> CSV_HEADER = List.of("configuration", "label", "nodes", "durability",
+            "coalescing_sync", "n", "body_bytes", "window_s", "consumed_msgs", "produced_msgs", "msg_per_s",
+            "kb_per_s", "produced_msg_per_s", "pct_vs_non_ha", "latency_p50_ms", "latency_p90_ms", "latency_p99_ms",
+            "latency_p99_9_ms", "latency_max_ms", "fsyncs", "fsyncs_per_msg", "broker_cpu_pct", "replica_cpu_pct",
+            "client_cpu_pct", "other_cpu_pct", "confirmed", "received", "missing", "duplicates", "ledger_ok",
+            "drained", "ratio_vs_peer", "error");
 
     /** One row per run, every figure unformatted (empty where not measured). */
     public Table csv() {
-        Table table = new Table(List.of("configuration", "label", "nodes", "durability", "coalescing_sync", "n",
-                "body_bytes", "window_s", "consumed_msgs", "produced_msgs", "msg_per_s", "kb_per_s",
-                "produced_msg_per_s", "pct_vs_non_ha", "latency_p50_ms", "latency_p90_ms", "latency_p99_ms",
-                "latency_p99_9_ms", "latency_max_ms",
-                "fsyncs", "fsyncs_per_msg", "broker_cpu_pct", "replica_cpu_pct", "client_cpu_pct", "other_cpu_pct",
-                "confirmed", "received", "missing", "duplicates", "ledger_ok", "drained", "ratio_vs_peer", "error"));
+        Table table = new Table(CSV_HEADER);
         for (MatrixRun run : runs) {
             MatrixConfiguration c = run.configuration();
             List<String> row = new ArrayList<>(List.of(c.id(), c.label(), Integer.toString(c.nodes()),
@@ -247,7 +248,7 @@ public final class MatrixTables {
             PairedLoad.Result r = run.result();
             String failure = run.failure() == null ? "" : run.failure();
             if (r == null) {
-                while (row.size() < CSV_COLUMNS - 1) {
+                while (row.size() < CSV_HEADER.size() - 1) {
                     row.add("");
                 }
                 row.add(failure);
@@ -255,15 +256,16 @@ public final class MatrixTables {
                 continue;
             }
             DeliveryLedger.Check check = r.ledger();
+            Histogram latency = r.latencyMicros();
             Optional<MatrixRun> baseline = measured(MatrixConfiguration.NON_HA.id(), run.clients());
             row.addAll(List.of(Integer.toString(r.bodySize()), fixed(r.window().toMillis() / 1000.0, 3),
                     Long.toString(r.consumedInWindow()), Long.toString(r.producedInWindow()),
                     fixed(r.consumedPerSecond(), 1), fixed(run.kbPerSecond(), 1), fixed(r.producedPerSecond(), 1),
                     baseline.isPresent() && run.measured()
                             ? fixed(100 * (run.kbPerSecond() / baseline.get().kbPerSecond() - 1), 2) : "",
-                    ThroughputBenchmark.millis(r.latencyMicros(), 50), ThroughputBenchmark.millis(r.latencyMicros(), 90),
-                    ThroughputBenchmark.millis(r.latencyMicros(), 99), ThroughputBenchmark.millis(r.latencyMicros(), 99.9),
-                    ThroughputBenchmark.millis(r.latencyMicros(), 100),
+                    ThroughputBenchmark.millis(latency, 50), ThroughputBenchmark.millis(latency, 90),
+                    ThroughputBenchmark.millis(latency, 99), ThroughputBenchmark.millis(latency, 99.9),
+                    ThroughputBenchmark.millis(latency, 100),
                     r.fsyncs().available() ? Long.toString(r.fsyncs().count()) : "", fsyncsPerMessage(r).orElse(""),
                     c.external() ? "" : fixed(r.brokerCpuPercent(), 1),
                     c.replicated() ? fixed(run.replicaCpuPercent(), 1) : "", fixed(r.clientCpuPercent(), 1),
