@@ -50,15 +50,7 @@ public final class BrokerFiles {
             throws IOException, InterruptedException {
         String memory = (messageBudget == null || messageBudget.isEmpty() ? "" : " messageBudget=\"" + messageBudget
                 + "\"") + (queueWindow == null ? "" : " queueWindow=\"" + queueWindow + "\"");
-        StringBuilder jeParameters = new StringBuilder();
-        for (String pair : envConfig) {
-            int eq = pair.indexOf('=');
-            if (eq <= 0) {
-                throw new IllegalArgumentException("a JE parameter must read NAME=VALUE, not '" + pair + "'");
-            }
-            jeParameters.append("    <envConfig><name>").append(pair, 0, eq).append("</name><value>")
-                    .append(pair.substring(eq + 1)).append("</value></envConfig>\n");
-        }
+        String jeParameters = parameterElements("envConfig", envConfig);
         Path etc = Files.createDirectories(directory.resolve("etc"));
         Files.createDirectories(directory.resolve("work"));
         Files.writeString(etc.resolve("broker.xml"), """
@@ -111,6 +103,26 @@ public final class BrokerFiles {
         String password = Base64.getUrlEncoder().encodeToString(secret);
         addUser(lib, etc.resolve("users"), password);
         return new BrokerFiles(directory, password);
+    }
+
+    /**
+     * JE parameters as a store's {@code <envConfig>} or {@code <repConfig>} elements ({@code element}), one line
+     * each: {@code <envConfig><name>NAME</name><value>VALUE</value></envConfig>}.
+     *
+     * @param pairs {@code NAME=VALUE} each
+     * @throws IllegalArgumentException for a pair without a name or an {@code =}
+     */
+    static String parameterElements(String element, List<String> pairs) {
+        StringBuilder elements = new StringBuilder();
+        for (String pair : pairs) {
+            int eq = pair.indexOf('=');
+            if (eq <= 0) {
+                throw new IllegalArgumentException("a JE parameter must read NAME=VALUE, not '" + pair + "'");
+            }
+            elements.append("    <").append(element).append("><name>").append(pair, 0, eq).append("</name><value>")
+                    .append(pair.substring(eq + 1)).append("</value></").append(element).append(">\n");
+        }
+        return elements.toString();
     }
 
     /** {@code UserAdmin add FILE perf}, the password as the first line of its standard input. */

@@ -134,8 +134,11 @@ public final class BrokerProcess implements AutoCloseable {
             // the pipe closed: the process is gone
         }
         synchronized (lines) {
-            port.completeExceptionally(new IllegalStateException("the process exited before it was ready:\n"
-                    + String.join("\n", lines)));
+            // Its last words (a configuration error, a port in use) lead, for one-line reports; all of them follow.
+            String last = lines.stream().filter(l -> !l.isBlank()).reduce((first, second) -> second)
+                    .orElse("no output");
+            port.completeExceptionally(new IllegalStateException("the process exited before it was ready: "
+                    + last.strip() + "\n" + String.join("\n", lines)));
         }
     }
 

@@ -78,6 +78,18 @@ public final class HaCluster implements AutoCloseable {
     public static HaCluster write(Path directory, Path lib, List<String> jvmOptions, int nodes, String durability,
                                   boolean coalescingSync, boolean jmx, List<String> repConfig, boolean replicationTls)
             throws IOException, InterruptedException {
+        return write(directory, lib, jvmOptions, nodes, durability, coalescingSync, jmx, repConfig, replicationTls,
+                List.of());
+    }
+
+    /**
+     * As {@link #write(Path, Path, List, int, String, boolean, boolean, List, boolean)}, with JE environment
+     * parameters ({@code <envConfig>}, NAME=VALUE) for every node's store.
+     */
+    public static HaCluster write(Path directory, Path lib, List<String> jvmOptions, int nodes, String durability,
+                                  boolean coalescingSync, boolean jmx, List<String> repConfig, boolean replicationTls,
+                                  List<String> envConfig)
+            throws IOException, InterruptedException {
         byte[] secret = new byte[18];
         new SecureRandom().nextBytes(secret);
         HaCluster cluster = new HaCluster(directory, lib, jvmOptions, nodes,
@@ -88,12 +100,8 @@ public final class HaCluster implements AutoCloseable {
             cluster.jmxPorts.add(freePort());
             replicationPorts.add(freePort());
         }
-        StringBuilder rep = new StringBuilder();
-        for (String pair : repConfig) {
-            int eq = pair.indexOf('=');
-            rep.append("    <repConfig><name>").append(pair, 0, eq).append("</name><value>")
-                    .append(pair.substring(eq + 1)).append("</value></repConfig>\n");
-        }
+        String storeParameters = BrokerFiles.parameterElements("envConfig", envConfig)
+                + BrokerFiles.parameterElements("repConfig", repConfig);
         List<String> tls = replicationTls ? replicationTls(directory.resolve("tls"), nodes) : null;
         for (int i = 0; i < nodes; i++) {
             BrokerFiles node = BrokerFiles.write(directory.resolve("node-" + (i + 1)), lib, StoreSetup.COALESCING,
@@ -147,7 +155,7 @@ public final class HaCluster implements AutoCloseable {
                       </queues>
                     </virtualHost>
                     """.formatted(i + 1, nodes, BrokerFiles.VIRTUAL_HOST, BrokerFiles.VIRTUAL_HOST, GROUP, i + 1,
-                    replicationPorts.get(i), replicationPorts.get(0), durability, coalescingSync, rep,
+                    replicationPorts.get(i), replicationPorts.get(0), durability, coalescingSync, storeParameters,
                     tls == null ? "" : tls.get(i)));
             cluster.files.add(node);
         }

@@ -179,6 +179,16 @@ public final class MatrixBenchmark implements Callable<Integer> {
             description = "A JVM option for every broker process (repeatable), e.g. -Xmx1g.")
     private List<String> brokerJvmOptions = new ArrayList<>();
 
+    @Option(names = "--je", paramLabel = "NAME=VALUE",
+            description = "A JE parameter for every Tandem store's <envConfig> (repeatable), e.g."
+                    + " je.log.fileMax=100000000.")
+    private List<String> envConfig = new ArrayList<>();
+
+    @Option(names = "--rep", paramLabel = "NAME=VALUE",
+            description = "A JE replication parameter for every replicated Tandem node's <repConfig> (repeatable),"
+                    + " e.g. je.rep.feederBatchNs=0.")
+    private List<String> repConfig = new ArrayList<>();
+
     @Option(names = "--no-perf", description = "Do not count the master's fsyncs with perf.")
     private boolean noPerf;
 
@@ -413,6 +423,12 @@ public final class MatrixBenchmark implements Callable<Integer> {
         if (bodySize < 0) {
             throw new CommandLine.ParameterException(commandLine, "--body-size must not be negative");
         }
+        for (String pair : concat(envConfig, repConfig)) {
+            if (pair.indexOf('=') < 1) {
+                throw new CommandLine.ParameterException(commandLine,
+                        "--je and --rep take NAME=VALUE (a JE parameter), not '" + pair + "'");
+            }
+        }
         if (url != null) {
             if (configs != null) {
                 throw new CommandLine.ParameterException(commandLine,
@@ -478,11 +494,12 @@ public final class MatrixBenchmark implements Callable<Integer> {
                     user = PeerCluster.USER;
                     password = PeerCluster.PASSWORD;
                 } else if (configuration.replicated()) {
-                    List<String> rep = configuration.nodes() == 2 ? List.of("je.rep.electionsPrimaryRetries=0")
-                            : List.of();
+                    List<String> rep = new ArrayList<>(configuration.nodes() == 2
+                            ? List.of("je.rep.electionsPrimaryRetries=0") : List.of());
+                    rep.addAll(repConfig);
                     cluster = HaCluster.write(directory, lib, brokerJvmOptions, configuration.nodes(),
                             configuration.durability(), configuration.coalescingSync(), false, rep,
-                            configuration.replicationTls());
+                            configuration.replicationTls(), envConfig);
                     try {
                         cluster.start(Duration.ZERO);
                     } finally {
@@ -495,7 +512,7 @@ public final class MatrixBenchmark implements Callable<Integer> {
                     user = cluster.user();
                     password = cluster.password();
                 } else {
-                    BrokerFiles files = BrokerFiles.write(directory, lib, StoreSetup.COALESCING, "128MiB", List.of());
+                    BrokerFiles files = BrokerFiles.write(directory, lib, StoreSetup.COALESCING, "128MiB", envConfig);
                     nodes.add(BrokerProcess.start(lib, files, brokerJvmOptions));
                     user = files.user();
                     password = files.password();
@@ -717,8 +734,7 @@ public final class MatrixBenchmark implements Callable<Integer> {
         } else {
             text.append("Each configuration runs as separate broker processes on loopback (this machine), started"
                     + " for it and stopped after it; clients connect through Qpid JMS with a failover:(...) URI"
-                    + " listing every node. Broker JVM options: ").append(brokerJvmOptions.isEmpty()
-                    ? "none (JVM defaults)" : String.join(" ", brokerJvmOptions)).append(".\n\n");
+                    + " listing every node. ").append(brokerSettings()).append(".\n\n");
         }
         text.append("## Throughput (the spec's layout)\n\n");
         text.append("KB/s consumed (1 KB = 1,024 bytes of message body)").append(external != null ? ".\n\n"
@@ -798,11 +814,11 @@ public final class MatrixBenchmark implements Callable<Integer> {
                         + " %d-byte messages; %s of unmeasured load per configuration's fresh brokers, then per run a"
                         + " warm-up of %s and a window of %s. The whole matrix ran %d times, fresh brokers each time,"
                         + " the configurations in reverse order every other round%s. Load average (1 min) %.1f at the"
-                        + " start, %.1f at the end (this machine has %d cores). Broker JVM options: %s.\n\n",
+                        + " start, %.1f at the end (this machine has %d cores). %s.\n\n",
                 profile.name().toLowerCase(Locale.ROOT), joined(clients), bodySize, text(jitWarmUp), text(warmUp),
                 text(window), medians.rounds(), external != null ? " (an external broker: " + external.uri() + ")"
                         : "", loadAtStart, SystemCpu.loadAverage(), Runtime.getRuntime().availableProcessors(),
-                brokerJvmOptions.isEmpty() ? "none (JVM defaults)" : String.join(" ", brokerJvmOptions)));
+                brokerSettings()));
         text.append("Each figure is the median of the rounds that measured it. Ratios are taken within each round,"
                 + " where the setups ran side by side, and then their median; the bracket lists each round's ratio in"
                 + " order (\"-\": that round did not measure both). Each round's full report (the spec's layout,"
@@ -848,11 +864,26 @@ public final class MatrixBenchmark implements Callable<Integer> {
     private static String summary(String name, MatrixRun run) {
         PairedLoad.Result r = run.result();
         DeliveryLedger.Check check = r.ledger();
-        return String.format(Locale.ROOT, "[%s N=%d] %,.0f msg/s, %,.0f KB/s; latency p50 %s ms, p99 %s ms;"
-                        + " %,d of %,d confirmed received%s", name, run.clients(), run.messagesPerSecond(),
-                run.kbPerSecond(), ThroughputBenchmark.millis(r.latencyMicros(), 50),
-                ThroughputBenchmark.millis(r.latencyMicros(), 99), check.confirmed() - check.missing(),
+        return String.format(Locale.ROOT, "[%s N=%d] %,.0f msg/s, %,.0f KB/s; latency p50 %s ms, p99 %s ms"
+                        + " (a send's confirmation p99 %s ms); %,d of %,d confirmed received%s", name, run.clients(),
+                run.messagesPerSecond(), run.kbPerSecond(), ThroughputBenchmark.millis(r.latencyMicros(), 50),
+                ThroughputBenchmark.millis(r.latencyMicros(), 99),
+                ThroughputBenchmark.millis(r.sendLatencyMicros(), 99), check.confirmed() - check.missing(),
                 check.confirmed(), run.measured() ? "" : "; FAILED: " + run.failure());
+    }
+
+    /** The options given to the brokers: JVM options (every broker) and JE parameters (Tandem's stores). */
+    private String brokerSettings() {
+        List<String> je = concat(envConfig, repConfig);
+        return "Broker JVM options: " + (brokerJvmOptions.isEmpty() ? "none (JVM defaults)"
+                : String.join(" ", brokerJvmOptions)) + "; JE parameters of Tandem's stores: "
+                + (je.isEmpty() ? "none (the shipped defaults)" : String.join(" ", je));
+    }
+
+    private static List<String> concat(List<String> first, List<String> second) {
+        List<String> both = new ArrayList<>(first);
+        both.addAll(second);
+        return both;
     }
 
     private static String joined(List<Integer> values) {

@@ -211,30 +211,40 @@ public final class MatrixTables {
     }
 
     /**
-     * Each measured run's end-to-end latency distribution in HdrHistogram's percentile format (milliseconds), by
-     * the file name it goes under: {@code latency-<configuration>-n<N>.hgrm}. The CSV keeps p50 to p99.9 and the
-     * maximum; this keeps the whole tail, for comparing where two brokers' latencies part.
+     * Each measured run's latency distributions in HdrHistogram's percentile format (milliseconds), by the file
+     * name each goes under: end to end as {@code latency-<configuration>-n<N>.hgrm}, a send's confirmation as
+     * {@code send-latency-<configuration>-n<N>.hgrm}. The CSV keeps a few percentiles; these keep the whole tail,
+     * for comparing where two brokers' latencies part and whether a tail comes from publishing or after it.
      */
     public Map<String, String> latencyDistributions() {
         Map<String, String> files = new LinkedHashMap<>();
         for (MatrixRun run : runs) {
-            if (run.measured() && run.result() != null && run.result().latencyMicros().getTotalCount() > 0) {
-                ByteArrayOutputStream text = new ByteArrayOutputStream();
-                try (PrintStream out = new PrintStream(text, true, StandardCharsets.UTF_8)) {
-                    run.result().latencyMicros().outputPercentileDistribution(out, 1000.0);
-                }
-                files.put("latency-" + run.configuration().id() + "-n" + run.clients() + ".hgrm",
-                        text.toString(StandardCharsets.UTF_8));
+            if (run.measured() && run.result() != null) {
+                String cell = run.configuration().id() + "-n" + run.clients() + ".hgrm";
+                percentileText(run.result().latencyMicros()).ifPresent(text -> files.put("latency-" + cell, text));
+                percentileText(run.result().sendLatencyMicros())
+                        .ifPresent(text -> files.put("send-latency-" + cell, text));
             }
         }
         return files;
+    }
+
+    private static Optional<String> percentileText(Histogram micros) {
+        if (micros.getTotalCount() == 0) {
+            return Optional.empty();
+        }
+        ByteArrayOutputStream text = new ByteArrayOutputStream();
+        try (PrintStream out = new PrintStream(text, true, StandardCharsets.UTF_8)) {
+            micros.outputPercentileDistribution(out, 1000.0);
+        }
+        return Optional.of(text.toString(StandardCharsets.UTF_8));
     }
 
     /** Columns of {@link #csv()}: a failed run's row is empty up to the last, which holds why it failed. */
     static final List<String> CSV_HEADER = List.of("configuration", "label", "nodes", "durability",
             "coalescing_sync", "n", "body_bytes", "window_s", "consumed_msgs", "produced_msgs", "msg_per_s",
             "kb_per_s", "produced_msg_per_s", "pct_vs_non_ha", "latency_p50_ms", "latency_p90_ms", "latency_p99_ms",
-            "latency_p99_9_ms", "latency_max_ms", "fsyncs", "fsyncs_per_msg", "broker_cpu_pct", "replica_cpu_pct",
+            "latency_p99_9_ms", "latency_max_ms", "send_p50_ms", "send_p99_ms", "send_p99_9_ms", "fsyncs", "fsyncs_per_msg", "broker_cpu_pct", "replica_cpu_pct",
             "client_cpu_pct", "other_cpu_pct", "confirmed", "received", "missing", "duplicates", "ledger_ok",
             "drained", "ratio_vs_peer", "error");
 
@@ -257,6 +267,7 @@ public final class MatrixTables {
             }
             DeliveryLedger.Check check = r.ledger();
             Histogram latency = r.latencyMicros();
+            Histogram send = r.sendLatencyMicros();
             Optional<MatrixRun> baseline = measured(MatrixConfiguration.NON_HA.id(), run.clients());
             row.addAll(List.of(Integer.toString(r.bodySize()), fixed(r.window().toMillis() / 1000.0, 3),
                     Long.toString(r.consumedInWindow()), Long.toString(r.producedInWindow()),
@@ -265,7 +276,8 @@ public final class MatrixTables {
                             ? fixed(100 * (run.kbPerSecond() / baseline.get().kbPerSecond() - 1), 2) : "",
                     ThroughputBenchmark.millis(latency, 50), ThroughputBenchmark.millis(latency, 90),
                     ThroughputBenchmark.millis(latency, 99), ThroughputBenchmark.millis(latency, 99.9),
-                    ThroughputBenchmark.millis(latency, 100),
+                    ThroughputBenchmark.millis(latency, 100), ThroughputBenchmark.millis(send, 50),
+                    ThroughputBenchmark.millis(send, 99), ThroughputBenchmark.millis(send, 99.9),
                     r.fsyncs().available() ? Long.toString(r.fsyncs().count()) : "", fsyncsPerMessage(r).orElse(""),
                     c.external() ? "" : fixed(r.brokerCpuPercent(), 1),
                     c.replicated() ? fixed(run.replicaCpuPercent(), 1) : "", fixed(r.clientCpuPercent(), 1),

@@ -3,6 +3,7 @@ package org.tandembroker.perftests;
 import jakarta.jms.Connection;
 import jakarta.jms.DeliveryMode;
 import jakarta.jms.JMSException;
+import jakarta.jms.Message;
 import jakarta.jms.MessageProducer;
 import jakarta.jms.Session;
 import java.time.Duration;
@@ -19,20 +20,21 @@ import org.HdrHistogram.Recorder;
 /**
  * N producer/consumer pairs on one queue, each producer and each consumer on its own connection: producers send
  * persistent messages synchronously (each send returns once the broker settled it), consumers receive with
- * AUTO_ACKNOWLEDGE and record each message's end-to-end latency.
+ * AUTO_ACKNOWLEDGE and record each message's end-to-end latency; each producer records how long each send took
+ * (the broker's confirmation), so a tail can be placed on the publish side or after it.
  *
  * <p>A run: start the consumers, then the producers; warm up; measure a window (counters and the latency
  * histogram are snapshotted at its edges); stop the producers; drain until every confirmed message arrived (or
  * a deadline passes); stop the consumers; check the ledger.
  *
  * <p>Threads: one thread per producer ({@code perf-producer-<i>}) and per consumer ({@code perf-consumer-<i>}),
- * each owning its connection; they share only the adders, the latency recorder and the ledger, all thread-safe.
+ * each owning its connection; they share only the adders, the latency recorders and the ledger, all thread-safe.
  * The caller's thread runs {@link #run} and owns the phase timing.
  */
 public final class PairedLoad {
     /** What a run measured. */
     public record Result(int pairs, int bodySize, Duration window, long producedInWindow, long consumedInWindow,
-                         Histogram latencyMicros, Duration brokerCpu, Duration clientCpu, Duration otherCpu,
+                         Histogram latencyMicros, Histogram sendLatencyMicros, Duration brokerCpu, Duration clientCpu, Duration otherCpu,
                          FsyncCount fsyncs,
                          DeliveryLedger.Check ledger, boolean drained, List<String> errors) {
         public double producedPerSecond() {
@@ -79,6 +81,7 @@ public final class PairedLoad {
     private final LongAdder produced = new LongAdder();
     private final LongAdder consumed = new LongAdder();
     private final Recorder latency = ConsumerLoop.latencyRecorder();
+    private final Recorder sendLatency = ConsumerLoop.latencyRecorder();
     private final DeliveryLedger ledger;
     private final ConcurrentLinkedQueue<String> errors = new ConcurrentLinkedQueue<>();
     private final CountDownLatch attached;
@@ -124,6 +127,7 @@ public final class PairedLoad {
         long producedAtStart = produced.sum();
         long consumedAtStart = consumed.sum();
         latency.getIntervalHistogram(); // discards the warm-up's latencies
+        sendLatency.getIntervalHistogram();
         Duration brokerCpuAtStart = brokerCpu(broker);
         Duration clientCpuAtStart = clientCpu();
         Duration machineCpuAtStart = SystemCpu.busy();
@@ -144,6 +148,7 @@ public final class PairedLoad {
         long producedInWindow = produced.sum() - producedAtStart;
         long consumedInWindow = consumed.sum() - consumedAtStart;
         Histogram windowLatency = latency.getIntervalHistogram();
+        Histogram windowSendLatency = sendLatency.getIntervalHistogram();
         Duration brokerCpu = brokerCpu(broker).minus(brokerCpuAtStart);
         Duration clientCpu = clientCpu().minus(clientCpuAtStart);
         Duration otherCpu = SystemCpu.busy().minus(machineCpuAtStart).minus(brokerCpu).minus(clientCpu);
@@ -164,7 +169,7 @@ public final class PairedLoad {
             consumer.join(TimeUnit.MINUTES.toMillis(1));
         }
         return new Result(pairs, clients.bodySize(), measured, producedInWindow, consumedInWindow, windowLatency,
-                brokerCpu, clientCpu, otherCpu, fsyncCount, ledger.check(), drained, List.copyOf(errors));
+                windowSendLatency, brokerCpu, clientCpu, otherCpu, fsyncCount, ledger.check(), drained, List.copyOf(errors));
     }
 
     private static Thread start(String name, Runnable body) {
@@ -189,7 +194,11 @@ public final class PairedLoad {
             producer.setDeliveryMode(DeliveryMode.PERSISTENT);
             attached.countDown();
             while (producing) {
-                producer.send(clients.message(session, id, sequence));
+                Message message = clients.message(session, id, sequence);
+                long sentAt = System.nanoTime();
+                producer.send(message);
+                long micros = (System.nanoTime() - sentAt) / 1000;
+                sendLatency.recordValue(Math.min(micros, ConsumerLoop.MAX_LATENCY_MICROS));
                 ledger.confirmed(id, sequence);
                 sequence++;
                 produced.increment();

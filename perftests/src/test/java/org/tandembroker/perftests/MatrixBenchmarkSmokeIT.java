@@ -21,6 +21,22 @@ class MatrixBenchmarkSmokeIT {
 
     @Test
     @Timeout(300)
+    void aJeParameterGivenWithJeReachesEveryTandemStoreWhichRefusesOneItDoesNotKnow() throws Exception {
+        Path resultsBase = Path.of(System.getProperty("perftests.results", "target/smoke-results"));
+
+        MatrixBenchmark.Report report = MatrixBenchmark.run("--profile", "smoke", "--configs", "non-ha,default",
+                "--je", "je.noSuchParameter=1", "--results", resultsBase.toString());
+
+        assertThat(report.runs()).extracting(run -> run.configuration().id()).containsExactly("non-ha", "default");
+        assertThat(report.runs()).allSatisfy(run -> assertThat(run.failure()).as(run.configuration().id())
+                .startsWith("did not start").contains("je.noSuchParameter"));
+        assertThat(report.complete()).isFalse();
+        assertThat(report.resultsFolder().resolve("matrix.md")).content()
+                .contains("JE parameters of Tandem's stores: je.noSuchParameter=1");
+    }
+
+    @Test
+    @Timeout(300)
     void smokeProfileMeasuresNonHaAndTheDefaultAndWritesEveryOutput() throws Exception {
         Path resultsBase = Path.of(System.getProperty("perftests.results", "target/smoke-results"));
 
@@ -56,7 +72,8 @@ class MatrixBenchmarkSmokeIT {
             assertThat(row.get(header.indexOf("error"))).isEmpty();
         }
         assertThat(csv.get(1).get(header.indexOf("pct_vs_non_ha"))).isEqualTo("0.00");
-        for (String distribution : List.of("latency-non-ha-n1.hgrm", "latency-default-n1.hgrm")) {
+        for (String distribution : List.of("latency-non-ha-n1.hgrm", "latency-default-n1.hgrm",
+                "send-latency-non-ha-n1.hgrm", "send-latency-default-n1.hgrm")) {
             assertThat(folder.resolve(distribution)).content().as(distribution).contains("Percentile", "#[Max     =");
         }
 

@@ -93,7 +93,7 @@ class MatrixMediansTest {
         Histogram latency = new Histogram(3);
         latency.recordValue(1500);
         PairedLoad.Result result = new PairedLoad.Result(n, 1024, Duration.ofSeconds(10), messages, messages, latency,
-                Duration.ZERO, Duration.ZERO, Duration.ZERO, PairedLoad.FsyncCount.unavailable("test"),
+                latency, Duration.ZERO, Duration.ZERO, Duration.ZERO, PairedLoad.FsyncCount.unavailable("test"),
                 new DeliveryLedger.Check(messages, messages, 0, 0, 0), true, List.of());
         return new MatrixRun(configuration, n, result, 0, null);
     }
@@ -106,7 +106,7 @@ class MatrixMediansTest {
         Histogram latency = new Histogram(3);
         latency.recordValue(latencyMicros);
         PairedLoad.Result result = new PairedLoad.Result(16, 1024, Duration.ofSeconds(10), 10_000, 10_000, latency,
-                Duration.ofSeconds(brokerSeconds), Duration.ofSeconds(8), Duration.ofSeconds(1),
+                latency, Duration.ofSeconds(brokerSeconds), Duration.ofSeconds(8), Duration.ofSeconds(1),
                 PairedLoad.FsyncCount.unavailable("test"), new DeliveryLedger.Check(10_000, 10_000, 0, 0, 0), true,
                 List.of());
         return new MatrixRun(DEFAULT, 16, result, replicaPercent, null);

@@ -140,7 +140,7 @@ class MatrixTablesTest {
         latency.recordValue(1500);
         // 1,000 msg/s over 10 s; the broker used 5 s of CPU (50 % of a core), the clients 8 s, the rest 1 s.
         PairedLoad.Result measured = new PairedLoad.Result(16, 1024, Duration.ofSeconds(10), 10_000, 10_000, latency,
-                Duration.ofSeconds(5), Duration.ofSeconds(8), Duration.ofSeconds(1),
+                latency, Duration.ofSeconds(5), Duration.ofSeconds(8), Duration.ofSeconds(1),
                 PairedLoad.FsyncCount.unavailable("test"), new DeliveryLedger.Check(10_000, 10_000, 0, 0, 0), true,
                 List.of());
         List<MatrixRun> runs = List.of(new MatrixRun(DEFAULT, 16, measured, 25, null),
@@ -151,13 +151,15 @@ class MatrixTablesTest {
     }
 
     @Test
-    void theCsvCarriesEachRunsLatencyTailAndTheWholeDistributionGoesToItsOwnFile() {
+    void theCsvCarriesEachRunsLatencyTailsAndTheWholeDistributionsGoToTheirOwnFiles() {
         Histogram latency = new Histogram(3);
+        Histogram send = new Histogram(3);
         for (long millis = 1; millis <= 1000; millis++) {
             latency.recordValue(millis * 1000);
+            send.recordValue(millis * 100);
         }
         PairedLoad.Result measured = new PairedLoad.Result(16, 1024, Duration.ofSeconds(10), 1000, 1000, latency,
-                Duration.ZERO, Duration.ZERO, Duration.ZERO, PairedLoad.FsyncCount.unavailable("test"),
+                send, Duration.ZERO, Duration.ZERO, Duration.ZERO, PairedLoad.FsyncCount.unavailable("test"),
                 new DeliveryLedger.Check(1000, 1000, 0, 0, 0), true, List.of());
         MatrixTables tables = new MatrixTables(List.of(NON_HA, DEFAULT), List.of(16),
                 List.of(new MatrixRun(NON_HA, 16, measured, 0, null), MatrixRun.failed(DEFAULT, 16, "did not start")));
@@ -171,12 +173,20 @@ class MatrixTablesTest {
         assertThat(Double.parseDouble(row.get(header.indexOf("latency_p99_ms")))).isCloseTo(990, within(1.0));
         assertThat(Double.parseDouble(row.get(header.indexOf("latency_p99_9_ms")))).isCloseTo(999, within(1.0));
         assertThat(Double.parseDouble(row.get(header.indexOf("latency_max_ms")))).isCloseTo(1000, within(1.0));
+        assertThat(header).containsSubsequence("send_p50_ms", "send_p99_ms", "send_p99_9_ms");
+        assertThat(Double.parseDouble(row.get(header.indexOf("send_p50_ms")))).isCloseTo(50, within(0.1));
+        assertThat(Double.parseDouble(row.get(header.indexOf("send_p99_ms")))).isCloseTo(99, within(0.1));
+        assertThat(Double.parseDouble(row.get(header.indexOf("send_p99_9_ms")))).isCloseTo(99.9, within(0.1));
 
-        assertThat(tables.latencyDistributions()).containsOnlyKeys("latency-non-ha-n16.hgrm");
+        assertThat(tables.latencyDistributions())
+                .containsOnlyKeys("latency-non-ha-n16.hgrm", "send-latency-non-ha-n16.hgrm");
         String distribution = tables.latencyDistributions().get("latency-non-ha-n16.hgrm");
         assertThat(distribution).contains("Value", "Percentile", "TotalCount", "#[Max     =");
         assertThat(distribution.lines().filter(line -> line.trim().startsWith("999.")).findFirst())
                 .as("a line for the tail near the maximum, in milliseconds").isPresent();
+        assertThat(tables.latencyDistributions().get("send-latency-non-ha-n16.hgrm").lines()
+                .filter(line -> line.trim().startsWith("99.9")).findFirst())
+                .as("the sends' tail, a tenth of the end-to-end one").isPresent();
     }
 
     /** A successful run of {@code kbPerSecond} with 1 KB bodies over a 10 s window. */
@@ -190,7 +200,7 @@ class MatrixTablesTest {
                                             List<String> errors) {
         Histogram latency = new Histogram(3);
         latency.recordValue(1500);
-        return new PairedLoad.Result(n, 1024, Duration.ofSeconds(10), messages, messages, latency, Duration.ZERO,
-                Duration.ZERO, Duration.ZERO, PairedLoad.FsyncCount.unavailable("test"), ledger, drained, errors);
+        return new PairedLoad.Result(n, 1024, Duration.ofSeconds(10), messages, messages, latency, latency,
+                Duration.ZERO, Duration.ZERO, Duration.ZERO, PairedLoad.FsyncCount.unavailable("test"), ledger, drained, errors);
     }
 }
