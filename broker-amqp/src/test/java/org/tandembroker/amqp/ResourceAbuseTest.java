@@ -3,7 +3,10 @@ package org.tandembroker.amqp;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
+import java.io.IOException;
 import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -93,10 +96,11 @@ class ResourceAbuseTest {
 
     @Test
     void aConsumerThatNeverReadsItsSocketHoldsAWindowWhileAnotherConsumerTakesTheRest() throws Exception {
-        // What a stalled consumer may hold is its delivery window (256) plus what the kernel's socket buffers take
-        // (autotuned: 7-8 MiB and 10 MiB seen, 1,100-1,300 messages of 8 KiB); without the window it would hold every
-        // message. 6,000 keeps that bound well under half of the queue whatever the kernel buffers.
-        int messages = 6_000;
+        // What a stalled consumer may hold is its delivery window (OutgoingLink.CORE_WINDOW, 256) plus what the kernel's socket buffers take
+        // (autotuned up to the kernel's maxima: 7-10 MiB seen with tcp_rmem's 6 MiB, 30 MiB with 32 MiB); without
+        // the window it would hold every message. The queue is sized so that this bound stays well under half of it.
+        int bufferedAtMost = OutgoingLink.CORE_WINDOW + (int) (kernelSocketBufferMaxBytes() / (8 * 1024));
+        int messages = Math.max(6_000, 5 * bufferedAtMost / 2);
         try (ProblemWatch watch = new ProblemWatch();
              FuzzedBroker broker = new FuzzedBroker(watch, FuzzedBroker.limits(), Optional.empty(), 256L << 20, List.of())) {
             JmsConnectionFactory factory = new JmsConnectionFactory(FuzzedBroker.USER, FuzzedBroker.PASSWORD, broker.uri());
@@ -137,8 +141,8 @@ class ResourceAbuseTest {
                         heapBeforeStalled >> 10);
                 assertThat(heapBeforeHealthy - heapBeforeStalled).as("heap taken by the stalled consumer")
                         .isLessThan(32L << 20);
-                assertThat(heldByStalled).as("deliveries the broker pulled for a consumer that never reads")
-                        .isLessThan(messages / 2);
+                assertThat(heldByStalled).as("deliveries the broker pulled for a consumer that never reads (at most"
+                        + " %d: the window and the kernel's buffers)", bufferedAtMost).isLessThan(messages / 2);
 
                 stalled.resumeReading();
                 pollUntil(one, () -> stalled.received() == heldByStalled, Duration.ofSeconds(30));
@@ -224,7 +228,7 @@ class ResourceAbuseTest {
         return received;
     }
 
-    private static void pollAll(List<PolledAmqpClient> clients) throws java.io.IOException {
+    private static void pollAll(List<PolledAmqpClient> clients) throws IOException {
         long now = System.currentTimeMillis();
         for (PolledAmqpClient client : clients) {
             client.poll(now);
@@ -245,5 +249,24 @@ class ResourceAbuseTest {
             System.gc();
         }
         return ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
+    }
+
+    /**
+     * The most one loopback connection's socket buffers may hold: the receiving socket's buffer at its autotuned
+     * maximum plus the sending socket's (Linux's {@code tcp_rmem} and {@code tcp_wmem}, third field), or 16 MiB
+     * where the kernel does not say.
+     */
+    private static long kernelSocketBufferMaxBytes() {
+        try {
+            return maxOf("/proc/sys/net/ipv4/tcp_rmem") + maxOf("/proc/sys/net/ipv4/tcp_wmem");
+        } catch (IOException | RuntimeException unknown) {
+            return 16L << 20;
+        }
+    }
+
+    private static long maxOf(String sysctl) throws IOException {
+        // readAllLines, not readString: a /proc file reports size 0, and readString then reads nothing
+        String[] fields = Files.readAllLines(Path.of(sysctl)).get(0).trim().split("\\s+");
+        return Long.parseLong(fields[2]);
     }
 }
