@@ -96,9 +96,10 @@ class ResourceAbuseTest {
 
     @Test
     void aConsumerThatNeverReadsItsSocketHoldsAWindowWhileAnotherConsumerTakesTheRest() throws Exception {
-        // What a stalled consumer may hold is its delivery window (OutgoingLink.CORE_WINDOW, 256) plus what the kernel's socket buffers take
-        // (autotuned up to the kernel's maxima: 7-10 MiB seen with tcp_rmem's 6 MiB, 30 MiB with 32 MiB); without
-        // the window it would hold every message. The queue is sized so that this bound stays well under half of it.
+        // What a stalled consumer may hold is its delivery window (OutgoingLink.CORE_WINDOW, 256) plus what the
+        // kernel's socket buffers take (autotuned up to the kernel's maxima: 7-10 MiB seen with tcp_rmem's 6 MiB,
+        // 30 MiB with 32 MiB); without the window it would hold every message. The queue is sized so that this bound
+        // stays well under half of it.
         int bufferedAtMost = OutgoingLink.CORE_WINDOW + (int) (kernelSocketBufferMaxBytes() / (8 * 1024));
         int messages = Math.max(6_000, 5 * bufferedAtMost / 2);
         try (ProblemWatch watch = new ProblemWatch();

@@ -423,11 +423,10 @@ public final class MatrixBenchmark implements Callable<Integer> {
         if (bodySize < 0) {
             throw new CommandLine.ParameterException(commandLine, "--body-size must not be negative");
         }
-        for (String pair : concat(envConfig, repConfig)) {
-            if (pair.indexOf('=') < 1) {
-                throw new CommandLine.ParameterException(commandLine,
-                        "--je and --rep take NAME=VALUE (a JE parameter), not '" + pair + "'");
-            }
+        try {
+            BrokerFiles.parameterElements("envConfig", concat(envConfig, repConfig)); // the stores' own rule
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(commandLine, "--je / --rep: " + e.getMessage());
         }
         if (url != null) {
             if (configs != null) {

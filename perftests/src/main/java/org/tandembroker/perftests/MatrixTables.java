@@ -244,9 +244,9 @@ public final class MatrixTables {
     static final List<String> CSV_HEADER = List.of("configuration", "label", "nodes", "durability",
             "coalescing_sync", "n", "body_bytes", "window_s", "consumed_msgs", "produced_msgs", "msg_per_s",
             "kb_per_s", "produced_msg_per_s", "pct_vs_non_ha", "latency_p50_ms", "latency_p90_ms", "latency_p99_ms",
-            "latency_p99_9_ms", "latency_max_ms", "send_p50_ms", "send_p99_ms", "send_p99_9_ms", "fsyncs", "fsyncs_per_msg", "broker_cpu_pct", "replica_cpu_pct",
-            "client_cpu_pct", "other_cpu_pct", "confirmed", "received", "missing", "duplicates", "ledger_ok",
-            "drained", "ratio_vs_peer", "error");
+            "latency_p99_9_ms", "latency_max_ms", "send_p50_ms", "send_p99_ms", "send_p99_9_ms", "fsyncs",
+            "fsyncs_per_msg", "broker_cpu_pct", "replica_cpu_pct", "client_cpu_pct", "other_cpu_pct", "confirmed",
+            "received", "missing", "duplicates", "ledger_ok", "drained", "ratio_vs_peer", "error");
 
     /** One row per run, every figure unformatted (empty where not measured). */
     public Table csv() {

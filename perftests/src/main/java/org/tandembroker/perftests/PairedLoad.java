@@ -34,9 +34,9 @@ import org.HdrHistogram.Recorder;
 public final class PairedLoad {
     /** What a run measured. */
     public record Result(int pairs, int bodySize, Duration window, long producedInWindow, long consumedInWindow,
-                         Histogram latencyMicros, Histogram sendLatencyMicros, Duration brokerCpu, Duration clientCpu, Duration otherCpu,
-                         FsyncCount fsyncs,
-                         DeliveryLedger.Check ledger, boolean drained, List<String> errors) {
+                         Histogram latencyMicros, Histogram sendLatencyMicros, Duration brokerCpu,
+                         Duration clientCpu, Duration otherCpu, FsyncCount fsyncs, DeliveryLedger.Check ledger,
+                         boolean drained, List<String> errors) {
         public double producedPerSecond() {
             return producedInWindow / seconds();
         }
@@ -169,7 +169,8 @@ public final class PairedLoad {
             consumer.join(TimeUnit.MINUTES.toMillis(1));
         }
         return new Result(pairs, clients.bodySize(), measured, producedInWindow, consumedInWindow, windowLatency,
-                windowSendLatency, brokerCpu, clientCpu, otherCpu, fsyncCount, ledger.check(), drained, List.copyOf(errors));
+                windowSendLatency, brokerCpu, clientCpu, otherCpu, fsyncCount, ledger.check(), drained,
+                List.copyOf(errors));
     }
 
     private static Thread start(String name, Runnable body) {

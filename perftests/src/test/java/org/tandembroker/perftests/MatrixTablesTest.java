@@ -201,6 +201,7 @@ class MatrixTablesTest {
         Histogram latency = new Histogram(3);
         latency.recordValue(1500);
         return new PairedLoad.Result(n, 1024, Duration.ofSeconds(10), messages, messages, latency, latency,
-                Duration.ZERO, Duration.ZERO, Duration.ZERO, PairedLoad.FsyncCount.unavailable("test"), ledger, drained, errors);
+                Duration.ZERO, Duration.ZERO, Duration.ZERO, PairedLoad.FsyncCount.unavailable("test"), ledger, drained,
+                errors);
     }
 }
