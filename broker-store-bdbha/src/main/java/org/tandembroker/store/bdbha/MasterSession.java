@@ -23,8 +23,11 @@ import org.tandembroker.store.bdb.commit.CommitterStats;
  * heartbeat. Made when JE says MASTER, closed before the node serves as anything else, so that no JE
  * {@code Database} handle or transaction outlives the role it was opened in.
  *
- * <p><b>Commits.</b> {@link #APPLIERS} applier threads each commit the change sets queued when they wake as one JE
- * transaction and wait for its acknowledgements, so several batches wait for replicas at once. With
+ * <p><b>Commits.</b> An applier thread commits the data change sets queued meanwhile as one JE transaction and waits
+ * for its acknowledgements; the next data transaction starts when it returns, or alongside it once a full batch
+ * ({@link #MAX_BATCH}) waits, so up to {@link #APPLIERS} wait for replicas at once only when the round trip is long
+ * (a distant replica) or the load high. Removals, which wait for no acknowledgement, are taken whenever an
+ * applier is free. With
  * {@code coalescingSync} a transaction commits with the configured master sync policy and the flusher makes every
  * commit that arrived meanwhile durable with one {@code flushLog(true)}, started as soon as a commit record is in
  * the log ({@link CommitLoggedHook}): a commit costs the longer of the fsync and the acknowledgement, not their
@@ -43,7 +46,10 @@ final class MasterSession implements AutoCloseable {
     /**
      * Transactions that may wait for replica acknowledgements at the same time. Each applier blocks in JE's commit
      * for a whole acknowledgement round trip; while it waits, the commits submitted meanwhile gather into the
-     * next applier's batch. A few appliers keep the replication stream busy; more would only split the batches.
+     * next batch, which a second applier starts only once it is full. One transaction at a time, as large as the
+     * round trip makes it, costs both nodes least per message (a JE transaction costs a commit record, a
+     * replication message, a replay and an acknowledgement whatever its size); more appliers keep a long round
+     * trip from capping the rate at {@link #MAX_BATCH} per round trip.
      */
     static final int APPLIERS = 4;
 

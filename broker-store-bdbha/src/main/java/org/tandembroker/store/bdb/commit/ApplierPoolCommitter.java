@@ -20,9 +20,9 @@ import org.tandembroker.core.exec.Uninterruptibly;
 import org.tandembroker.store.bdb.commit.SubmissionQueue.Submission;
 
 /**
- * The replicated store's committer: several appliers commit batches at once (each may block for a whole
- * acknowledgement round trip), and one flusher makes them durable and completes ordered futures in submission
- * order ({@link ReorderBuffer}). A flush starts as soon as an applier reports its commit record logged (paced
+ * The replicated store's committer: appliers commit batches (each may block for a whole acknowledgement round
+ * trip), ordered ones one batch at a time unless a full batch waits ({@link SubmissionQueue}'s admission), and one flusher makes them
+ * durable and completes ordered futures in submission order ({@link ReorderBuffer}). A flush starts as soon as an applier reports its commit record logged (paced
  * under load, see {@link #runFlusher}), so the fsync overlaps the acknowledgement wait; a commit that such a flush
  * already covered needs no flush of its own.
  *
@@ -92,7 +92,7 @@ final class ApplierPoolCommitter<T> implements CoalescingCommitter<T> {
         this.applier = Objects.requireNonNull(applier, "applier");
         this.log = Objects.requireNonNull(log, "log");
         this.outcomes = Objects.requireNonNull(outcomes, "outcomes");
-        this.submitted = new SubmissionQueue<>(threadName, counters);
+        this.submitted = new SubmissionQueue<>(threadName, counters, maxBatch);
         this.flusher = new OwningThread(threadName + "-flusher");
     }
 
@@ -161,24 +161,24 @@ final class ApplierPoolCommitter<T> implements CoalescingCommitter<T> {
         List<Submission<T>> unordered = new ArrayList<>();
         boolean stop = false;
         while (!stop) {
-            taken.add(submitted.take());
-            if (maxBatch > 1) {
-                submitted.drainTo(taken, maxBatch - 1);
-            }
-            for (Submission<T> submission : taken) {
-                if (submitted.isEnd(submission)) {
-                    stop = true;
-                } else {
-                    (submission.ordered() ? ordered : unordered).add(submission);
+            submitted.takeBatch(taken);
+            try {
+                for (Submission<T> submission : taken) {
+                    if (submitted.isEnd(submission)) {
+                        stop = true;
+                    } else {
+                        (submission.ordered() ? ordered : unordered).add(submission);
+                    }
                 }
+                taken.clear();
+                applyUnordered(unordered);
+                applyOrdered(ordered);
+            } finally {
+                submitted.batchDone(!ordered.isEmpty()); // the next data batch may start
             }
-            taken.clear();
-            applyUnordered(unordered);
-            applyOrdered(ordered);
             unordered.clear();
             ordered.clear();
         }
-        submitted.passEndOn(); // for the other appliers
         if (liveAppliers.decrementAndGet() == 0) {
             submitted.failRemaining();
             applied.add(endOfOutcomes); // the flusher stops once every applier has handed over its work

@@ -36,7 +36,7 @@ final class SingleThreadCommitter<T> implements CoalescingCommitter<T> {
         this.applier = Objects.requireNonNull(applier, "applier");
         this.flushLog = Objects.requireNonNull(flushLog, "flushLog");
         this.outcomes = Objects.requireNonNull(outcomes, "outcomes");
-        this.submitted = new SubmissionQueue<>(threadName, counters);
+        this.submitted = new SubmissionQueue<>(threadName, counters, Integer.MAX_VALUE);
         this.committerThread = new OwningThread(threadName);
     }
 
@@ -90,8 +90,7 @@ final class SingleThreadCommitter<T> implements CoalescingCommitter<T> {
         List<Submission<T>> awaitingFlush = new ArrayList<>();
         boolean stop = false;
         while (!stop) {
-            batch.add(submitted.take());
-            submitted.drainTo(batch, Integer.MAX_VALUE);
+            submitted.takeBatch(batch); // all unordered: every one queued, whenever there are any
             for (Submission<T> submission : batch) {
                 if (submitted.isEnd(submission)) {
                     stop = true;

@@ -1,18 +1,33 @@
 package org.tandembroker.store.bdb.commit;
 
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
 import org.tandembroker.core.BrokerException;
 import org.tandembroker.core.ErrorKind;
 
 /**
- * A committer's submissions on their way from the callers to its thread(s), and the close that stops them: after
- * {@link #close()} nothing more is queued, the threads find an end marker, and whatever is left fails with
- * {@code NOT_ACTIVE}. Thread-safe.
+ * A committer's submissions on their way from the callers to its thread(s), when each thread may take a batch,
+ * and the close that stops them: after {@link #close()} nothing more is queued, every thread that takes finds an
+ * end marker, and whatever is left fails with {@code NOT_ACTIVE}.
+ *
+ * <p><b>Admission.</b> A thread takes ({@link #takeBatch}) every unordered submission queued (removals, which wait
+ * for no acknowledgement), up to {@code maxBatch}, whenever there are any; and up to {@code maxBatch} ordered ones
+ * (data commits) when no other thread is committing ordered ones, or when a full batch of them waits whatever the
+ * others do. It reports the batch's end with {@link #batchDone}. So while one data transaction waits for the
+ * replicas' acknowledgements the next gathers, and a second starts alongside only when the first's round trip
+ * outlasts a full batch's arrival; a data commit that waits for a replica that is gone holds up no removal. Every
+ * JE transaction costs the master and each replica about the same (a commit record, a replication message, a
+ * replay, an acknowledgement, wake-ups on both nodes) whatever its size, so fewer, larger transactions cost less
+ * per message (docs/perf/log.md, "One data transaction at a time unless a full batch waits").
+ *
+ * <p><b>Threads.</b> Callers add from any thread; the committer's threads take. Every field but {@code closing}
+ * is guarded by {@code lock}.
  */
 final class SubmissionQueue<T> {
 
@@ -27,13 +42,25 @@ final class SubmissionQueue<T> {
 
     private final String threadName;
     private final CommitCounters counters;
-    private final BlockingQueue<Submission<T>> queue = new LinkedBlockingQueue<>();
+    private final int maxBatch;
+    private final ReentrantLock lock = new ReentrantLock();
+    /** Signalled whenever a waiting thread may now take; one signal lets one thread take. */
+    private final Condition mayTake = lock.newCondition();
+    private final ArrayDeque<Submission<T>> ordered = new ArrayDeque<>();
+    private final ArrayDeque<Submission<T>> unordered = new ArrayDeque<>();
     private final Submission<T> end = new Submission<>(null, false, Submission.UNORDERED, null);
+    /** Batches with ordered submissions taken and not yet reported done. */
+    private int orderedCommitting;
     private volatile boolean closing;
 
-    SubmissionQueue(String threadName, CommitCounters counters) {
+    /** {@code maxBatch}: the most submissions of each kind {@link #takeBatch} hands out at once; a full batch. */
+    SubmissionQueue(String threadName, CommitCounters counters, int maxBatch) {
         this.threadName = Objects.requireNonNull(threadName, "threadName");
         this.counters = counters;
+        if (maxBatch < 1) {
+            throw new IllegalArgumentException("maxBatch must be at least 1: " + maxBatch);
+        }
+        this.maxBatch = maxBatch;
     }
 
     /**
@@ -43,36 +70,84 @@ final class SubmissionQueue<T> {
     CompletableFuture<Void> add(T work, boolean flushRequired, long sequence) {
         Objects.requireNonNull(work, "work");
         CompletableFuture<Void> future = new CompletableFuture<>();
-        if (closing) {
-            failClosed(future);
-            return future;
+        lock.lock();
+        try {
+            if (!closing) {
+                Submission<T> submission = new Submission<>(work, flushRequired, sequence, future);
+                (submission.ordered() ? ordered : unordered).add(submission);
+                signalIfSomeoneMayTake();
+                return future;
+            }
+        } finally {
+            lock.unlock();
         }
-        Submission<T> submission = new Submission<>(work, flushRequired, sequence, future);
-        queue.add(submission);
-        // close() may have drained the queue between the check and the add: whoever removes it fails it.
-        if (closing && queue.remove(submission)) {
-            failClosed(future);
-        }
+        failClosed(future);
         return future;
     }
 
-    /** Waits for the next submission or the end marker ({@link #isEnd}). */
-    Submission<T> take() {
-        return takeIgnoringInterrupts(queue);
+    /**
+     * Waits until this thread may take (see the class comment), then moves the unordered submissions and the
+     * ordered ones it may take, up to {@code maxBatch} of each, to {@code into}; once closing, only the end marker
+     * ({@link #isEnd}). A call that took ordered submissions must be followed by {@link #batchDone} once they are
+     * committed, or failed.
+     */
+    void takeBatch(List<Submission<T>> into) {
+        lock.lock();
+        try {
+            while (!someoneMayTake()) {
+                mayTake.awaitUninterruptibly(); // never carries an interrupt into JE, see takeIgnoringInterrupts
+            }
+            if (closing) {
+                into.add(end);
+                return;
+            }
+            moveUpToMaxBatch(unordered, into);
+            if (mayTakeOrdered()) {
+                moveUpToMaxBatch(ordered, into);
+                orderedCommitting++;
+            }
+            signalIfSomeoneMayTake(); // e.g. another full batch behind this one
+        } finally {
+            lock.unlock();
+        }
     }
 
-    /** Moves up to {@code max} more queued submissions (and the end marker, if reached) to {@code into}. */
-    void drainTo(List<Submission<T>> into, int max) {
-        queue.drainTo(into, max);
+    /** The batch this thread took last is committed or failed; {@code hadOrdered}: it held ordered submissions. */
+    void batchDone(boolean hadOrdered) {
+        if (!hadOrdered) {
+            return;
+        }
+        lock.lock();
+        try {
+            orderedCommitting--;
+            signalIfSomeoneMayTake();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void moveUpToMaxBatch(ArrayDeque<Submission<T>> from, List<Submission<T>> into) {
+        for (int moved = 0; moved < maxBatch && !from.isEmpty(); moved++) {
+            into.add(from.poll());
+        }
+    }
+
+    private boolean mayTakeOrdered() {
+        return !ordered.isEmpty() && (orderedCommitting == 0 || ordered.size() >= maxBatch);
+    }
+
+    private boolean someoneMayTake() {
+        return closing || !unordered.isEmpty() || mayTakeOrdered();
+    }
+
+    private void signalIfSomeoneMayTake() {
+        if (someoneMayTake()) {
+            mayTake.signal();
+        }
     }
 
     boolean isEnd(Submission<T> submission) {
         return submission == end;
-    }
-
-    /** Leaves the end marker for the next thread that takes (one marker stops every thread of a pool in turn). */
-    void passEndOn() {
-        queue.add(end);
     }
 
     boolean closing() {
@@ -81,19 +156,28 @@ final class SubmissionQueue<T> {
 
     /** Refuses further submissions and tells the threads to stop. */
     void close() {
-        closing = true;
-        queue.add(end);
+        lock.lock();
+        try {
+            closing = true;
+            mayTake.signalAll();
+        } finally {
+            lock.unlock();
+        }
     }
 
     /** Fails every submission still queued with {@code NOT_ACTIVE}. */
     void failRemaining() {
-        List<Submission<T>> remaining = new ArrayList<>();
-        queue.drainTo(remaining);
-        for (Submission<T> submission : remaining) {
-            if (submission != end) {
-                failClosed(submission.future());
-            }
+        List<Submission<T>> remaining;
+        lock.lock();
+        try {
+            remaining = new ArrayList<>(unordered);
+            remaining.addAll(ordered);
+            unordered.clear();
+            ordered.clear();
+        } finally {
+            lock.unlock();
         }
+        remaining.forEach(submission -> failClosed(submission.future()));
     }
 
     void failClosed(CompletableFuture<Void> future) {
@@ -105,7 +189,12 @@ final class SubmissionQueue<T> {
 
     /** Submissions waiting to be applied (for statistics). */
     int size() {
-        return queue.size();
+        lock.lock();
+        try {
+            return ordered.size() + unordered.size();
+        } finally {
+            lock.unlock();
+        }
     }
 
     /**

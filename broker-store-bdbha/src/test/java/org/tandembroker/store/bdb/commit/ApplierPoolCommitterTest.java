@@ -181,6 +181,39 @@ class ApplierPoolCommitterTest extends CommitterFixture {
     }
 
     @Test
+    void whileOneDataTransactionWaitsTheNextGathersAndASecondStartsAlongsideOnlyOnceAFullBatchWaits() {
+        CountDownLatch releaseFirst = new CountDownLatch(1);
+        CountDownLatch firstApplying = new CountDownLatch(1);
+        List<List<String>> transactions = java.util.Collections.synchronizedList(new ArrayList<>());
+        committer = CoalescingCommitter.applierPool("admission-test", 4, 3, unpositioned(batch -> {
+            if (batch.contains("first")) {
+                firstApplying.countDown();
+                awaitLatch(releaseFirst); // e.g. waiting for a replica's acknowledgement
+            }
+            transactions.add(List.copyOf(batch));
+        }), flushing(() -> { }), CommitOutcomes.passThrough());
+        committer.start();
+
+        List<CompletableFuture<Void>> futures = new ArrayList<>();
+        futures.add(committer.submit("first", true));
+        awaitLatch(firstApplying);
+        for (String work : List.of("a", "b", "c")) { // three appliers are idle; the third submission fills a batch
+            futures.add(committer.submit(work, true));
+        }
+        await().atMost(DEADLINE).until(() -> transactions.contains(List.of("a", "b", "c")));
+        futures.add(committer.submit("d", true)); // two waiting: no full batch, "first" still committing
+        futures.add(committer.submit("e", true));
+        assertThat(committer.submitUnordered("removal")).as("removals wait for no data commit")
+                .succeedsWithin(DEADLINE);
+        releaseFirst.countDown();
+
+        futures.forEach(future -> assertThat(future).succeedsWithin(DEADLINE));
+        assertThat(transactions).containsExactly(List.of("a", "b", "c"), List.of("removal"), List.of("first"),
+                List.of("d", "e"));
+        assertThat(committer.stats().transactions()).isEqualTo(4);
+    }
+
+    @Test
     void batchingPoolNeverPutsMoreThanMaxBatchSubmissionsInOneTransaction() {
         CountDownLatch releaseFirst = new CountDownLatch(1);
         CountDownLatch firstApplying = new CountDownLatch(1);
