@@ -26,7 +26,8 @@ import org.tandembroker.store.bdb.commit.CommitterStats;
  * <p><b>Commits.</b> An applier thread commits the data change sets queued meanwhile as one JE transaction and waits
  * for its acknowledgements; the next data transaction starts when it returns, or alongside it once a full batch
  * ({@link #MAX_BATCH}) waits, so up to {@link #APPLIERS} wait for replicas at once only when the round trip is long
- * (a distant replica) or the load high. Removals, which wait for no acknowledgement, are taken whenever an
+ * (a distant replica) or the load high; commits that fsync by themselves ({@link #syncsItself}) overlap whenever
+ * one waits, as JE shares their fsyncs only between concurrent transactions. Removals, which wait for no acknowledgement, are taken whenever an
  * applier is free. With
  * {@code coalescingSync} a transaction commits with the configured master sync policy and the flusher makes every
  * commit that arrived meanwhile durable with one {@code flushLog(true)}, started as soon as a commit record is in
@@ -62,6 +63,16 @@ final class MasterSession implements AutoCloseable {
 
     private static final Durability REMOVAL_DURABILITY = new Durability(Durability.SyncPolicy.NO_SYNC,
             Durability.SyncPolicy.NO_SYNC, Durability.ReplicaAckPolicy.NONE);
+
+    /**
+     * True when a data commit fsyncs by itself on the master or on a replica (coalescingSync false with SYNC):
+     * JE shares such fsyncs only between transactions committing at the same time, so those overlap whenever a
+     * commit waits (one at a time ran SYNC,SYNC,ALL at N=16 at 61 % of the rate, docs/perf/log.md).
+     */
+    static boolean syncsItself(Durability durability) {
+        return durability.getLocalSync() == Durability.SyncPolicy.SYNC
+                || durability.getReplicaSync() == Durability.SyncPolicy.SYNC;
+    }
 
     private final ReplicatedStoreSettings settings;
     private final OperationalLog operationalLog;
@@ -101,6 +112,7 @@ final class MasterSession implements AutoCloseable {
             // acknowledgement, but do not run far ahead of the replicas either (ReplicaLagGate).
             CoalescingCommitter<ChangeSet> committer = CoalescingCommitter.applierPool(
                     "ha-committer-" + settings.virtualHostName(), APPLIERS, MAX_BATCH,
+                    syncsItself(dataDurability) ? 1 : MAX_BATCH,
                     (batch, logged) -> {
                         boolean removals = batch.get(0).removalOnly();
                         if (removals) {

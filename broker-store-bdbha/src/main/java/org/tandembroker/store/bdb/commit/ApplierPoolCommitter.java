@@ -84,15 +84,15 @@ final class ApplierPoolCommitter<T> implements CoalescingCommitter<T> {
     private long lastFlushStart = System.nanoTime();
     private long lastFlushNanos;
 
-    ApplierPoolCommitter(String threadName, int appliers, int maxBatch, BatchApplier<T> applier, FlushableLog log,
-                         CommitOutcomes outcomes) {
+    ApplierPoolCommitter(String threadName, int appliers, int maxBatch, int overlapAt, BatchApplier<T> applier,
+                         FlushableLog log, CommitOutcomes outcomes) {
         this.threadName = Objects.requireNonNull(threadName, "threadName");
         this.appliers = appliers;
         this.maxBatch = maxBatch;
         this.applier = Objects.requireNonNull(applier, "applier");
         this.log = Objects.requireNonNull(log, "log");
         this.outcomes = Objects.requireNonNull(outcomes, "outcomes");
-        this.submitted = new SubmissionQueue<>(threadName, counters, maxBatch);
+        this.submitted = new SubmissionQueue<>(threadName, counters, maxBatch, overlapAt);
         this.flusher = new OwningThread(threadName + "-flusher");
     }
 

@@ -52,13 +52,27 @@ public interface CoalescingCommitter<T> extends AutoCloseable {
     static <T> CoalescingCommitter<T> applierPool(String threadName, int appliers, int maxBatch,
                                                   BatchApplier<T> applier, FlushableLog log,
                                                   CommitOutcomes outcomes) {
+        return applierPool(threadName, appliers, maxBatch, maxBatch, applier, log, outcomes);
+    }
+
+    /**
+     * As above, but a second ordered batch starts alongside one being committed once {@code overlapAt} ordered
+     * submissions wait (above: a full batch). 1 suits commits that sync by themselves: JE shares an fsync only
+     * between transactions that commit at the same time, on the master and on a replica that syncs.
+     */
+    static <T> CoalescingCommitter<T> applierPool(String threadName, int appliers, int maxBatch, int overlapAt,
+                                                  BatchApplier<T> applier, FlushableLog log,
+                                                  CommitOutcomes outcomes) {
         if (appliers < 1) {
             throw new IllegalArgumentException("appliers must be at least 1: " + appliers);
         }
         if (maxBatch < 1) {
             throw new IllegalArgumentException("maxBatch must be at least 1: " + maxBatch);
         }
-        return new ApplierPoolCommitter<>(threadName, appliers, maxBatch, applier, log, outcomes);
+        if (overlapAt < 1 || overlapAt > maxBatch) {
+            throw new IllegalArgumentException("overlapAt must be from 1 to maxBatch: " + overlapAt);
+        }
+        return new ApplierPoolCommitter<>(threadName, appliers, maxBatch, overlapAt, applier, log, outcomes);
     }
 
     /** Starts the threads. Submissions made before are kept and applied. */

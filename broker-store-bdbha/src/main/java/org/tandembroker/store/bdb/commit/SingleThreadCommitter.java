@@ -36,7 +36,7 @@ final class SingleThreadCommitter<T> implements CoalescingCommitter<T> {
         this.applier = Objects.requireNonNull(applier, "applier");
         this.flushLog = Objects.requireNonNull(flushLog, "flushLog");
         this.outcomes = Objects.requireNonNull(outcomes, "outcomes");
-        this.submitted = new SubmissionQueue<>(threadName, counters, Integer.MAX_VALUE);
+        this.submitted = new SubmissionQueue<>(threadName, counters, Integer.MAX_VALUE, 1);
         this.committerThread = new OwningThread(threadName);
     }
 

@@ -18,8 +18,8 @@ import org.tandembroker.core.ErrorKind;
  *
  * <p><b>Admission.</b> A thread takes ({@link #takeBatch}) every unordered submission queued (removals, which wait
  * for no acknowledgement), up to {@code maxBatch}, whenever there are any; and up to {@code maxBatch} ordered ones
- * (data commits) when no other thread is committing ordered ones, or when a full batch of them waits whatever the
- * others do. It reports the batch's end with {@link #batchDone}. So while one data transaction waits for the
+ * (data commits) when no other thread is committing ordered ones, or when {@code overlapAt} of them wait whatever
+ * the others do (a full batch; 1 for commits that fsync by themselves). It reports the batch's end with {@link #batchDone}. So while one data transaction waits for the
  * replicas' acknowledgements the next gathers, and a second starts alongside only when the first's round trip
  * outlasts a full batch's arrival; a data commit that waits for a replica that is gone holds up no removal. Every
  * JE transaction costs the master and each replica about the same (a commit record, a replication message, a
@@ -43,6 +43,7 @@ final class SubmissionQueue<T> {
     private final String threadName;
     private final CommitCounters counters;
     private final int maxBatch;
+    private final int overlapAt;
     private final ReentrantLock lock = new ReentrantLock();
     /** Signalled whenever a waiting thread may now take; one signal lets one thread take. */
     private final Condition mayTake = lock.newCondition();
@@ -53,14 +54,23 @@ final class SubmissionQueue<T> {
     private int orderedCommitting;
     private volatile boolean closing;
 
-    /** {@code maxBatch}: the most submissions of each kind {@link #takeBatch} hands out at once; a full batch. */
-    SubmissionQueue(String threadName, CommitCounters counters, int maxBatch) {
+    /**
+     * {@code maxBatch}: the most submissions of each kind {@link #takeBatch} hands out at once; {@code overlapAt}:
+     * how many ordered submissions must wait before a second ordered batch starts alongside one being committed
+     * ({@code maxBatch}: a full batch; 1: whenever any waits, for commits that sync by themselves, whose fsyncs
+     * JE shares only between transactions committing at the same time).
+     */
+    SubmissionQueue(String threadName, CommitCounters counters, int maxBatch, int overlapAt) {
         this.threadName = Objects.requireNonNull(threadName, "threadName");
         this.counters = counters;
         if (maxBatch < 1) {
             throw new IllegalArgumentException("maxBatch must be at least 1: " + maxBatch);
         }
+        if (overlapAt < 1 || overlapAt > maxBatch) {
+            throw new IllegalArgumentException("overlapAt must be from 1 to maxBatch: " + overlapAt);
+        }
         this.maxBatch = maxBatch;
+        this.overlapAt = overlapAt;
     }
 
     /**
@@ -133,7 +143,7 @@ final class SubmissionQueue<T> {
     }
 
     private boolean mayTakeOrdered() {
-        return !ordered.isEmpty() && (orderedCommitting == 0 || ordered.size() >= maxBatch);
+        return !ordered.isEmpty() && (orderedCommitting == 0 || ordered.size() >= overlapAt);
     }
 
     private boolean someoneMayTake() {

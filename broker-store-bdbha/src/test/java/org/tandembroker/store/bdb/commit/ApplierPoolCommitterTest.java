@@ -214,6 +214,32 @@ class ApplierPoolCommitterTest extends CommitterFixture {
     }
 
     @Test
+    void commitsThatSyncByThemselvesOverlapWheneverOneWaits() {
+        CountDownLatch releaseFirst = new CountDownLatch(1);
+        CountDownLatch firstApplying = new CountDownLatch(1);
+        List<List<String>> transactions = java.util.Collections.synchronizedList(new ArrayList<>());
+        committer = CoalescingCommitter.applierPool("overlap-test", 4, 64, 1, unpositioned(batch -> {
+            if (batch.contains("first")) {
+                firstApplying.countDown();
+                awaitLatch(releaseFirst); // e.g. its fsync and the replica's
+            }
+            transactions.add(List.copyOf(batch));
+        }), flushing(() -> { }), CommitOutcomes.passThrough());
+        committer.start();
+
+        CompletableFuture<Void> first = committer.submit("first", false);
+        awaitLatch(firstApplying);
+        CompletableFuture<Void> second = committer.submit("second", false);
+        await().atMost(DEADLINE).until(() -> transactions.contains(List.of("second"))); // alongside the first
+        assertThat(second).as("completes in submission order").isNotDone();
+        releaseFirst.countDown();
+
+        assertThat(first).succeedsWithin(DEADLINE);
+        assertThat(second).succeedsWithin(DEADLINE);
+        assertThat(transactions).containsExactly(List.of("second"), List.of("first"));
+    }
+
+    @Test
     void batchingPoolNeverPutsMoreThanMaxBatchSubmissionsInOneTransaction() {
         CountDownLatch releaseFirst = new CountDownLatch(1);
         CountDownLatch firstApplying = new CountDownLatch(1);

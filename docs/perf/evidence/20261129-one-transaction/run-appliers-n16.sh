@@ -1,0 +1,10 @@
+#!/bin/bash
+cd /work/main
+for round in 1 2; do
+  for a in 4 2 1; do
+    echo "=== round $round appliers $a $(date +%T)"
+    TANDEM_NO_BUILD=1 bin/perftest matrix --configs default --clients 16 --jit-warmup 90s --warmup 60s --window 20s \
+      --lib /tmp/lib-exp --results /tmp/exp-app/a$a-r$round --broker-jvm-option=-Dtandem.experiment.appliers=$a 2>&1 | grep -v "^\s*$" | tail -4
+    grep -h "default" /tmp/exp-app/a$a-r$round/matrix.csv | head -2
+  done
+done

@@ -1,0 +1,14 @@
+#!/bin/bash
+cd /work/main
+for round in 1 2; do
+  for v in lanes adm2; do
+    echo "=== round $round $v $(date +%T)"
+    TANDEM_NO_BUILD=1 bin/perftest matrix --configs default --clients 16,64 --jit-warmup 90s --warmup 60s --window 20s \
+      --lib /tmp/lib-$v --results /tmp/exp-lanes/$v-r$round 2>&1 | grep -v "^\s*$" | tail -1
+  done
+done
+for v in adm2 base; do
+  echo "=== sync $v $(date +%T)"
+  TANDEM_NO_BUILD=1 bin/perftest matrix --configs sync-sync-all --clients 16 --jit-warmup 60s --warmup 30s --window 20s \
+    --lib /tmp/lib-$v --results /tmp/exp-lanes/sync-$v 2>&1 | grep -v "^\s*$" | tail -1
+done
