@@ -25,15 +25,15 @@ import org.tandembroker.store.bdb.commit.CommitterStats;
  *
  * <p><b>Commits.</b> An applier thread commits the data change sets queued meanwhile as one JE transaction and waits
  * for its acknowledgements; the next data transaction starts when it returns, or alongside it once a full batch
- * ({@link #MAX_BATCH}) waits, so up to {@link #APPLIERS} wait for replicas at once only when the round trip is long
- * (a distant replica) or the load high; commits that fsync by themselves ({@link #syncsItself}) overlap whenever
- * one waits, as JE shares their fsyncs only between concurrent transactions. Removals, which wait for no acknowledgement, are taken whenever an
- * applier is free. With
- * {@code coalescingSync} a transaction commits with the configured master sync policy and the flusher makes every
- * commit that arrived meanwhile durable with one {@code flushLog(true)}, started as soon as a commit record is in
- * the log ({@link CommitLoggedHook}): a commit costs the longer of the fsync and the acknowledgement, not their
- * sum. Data commits complete in submission order ({@link CoalescingCommitter}); a change set that only removes (a
- * consumer's acknowledgements) commits with {@code NO_SYNC,NO_SYNC,NONE}, outside that order.
+ * ({@link #MAX_BATCH}) waits, so up to {@link #APPLIERS} wait for replicas at once only when the round trip is long (a
+ * distant replica) or the load high; commits that fsync by themselves ({@link #syncsItself}) overlap whenever one
+ * waits, as JE shares their fsyncs only between concurrent transactions. Removals, which wait for no acknowledgement,
+ * are taken whenever an applier is free. With {@code coalescingSync} a transaction commits with the configured master
+ * sync policy and the flusher makes every commit that arrived meanwhile durable with one {@code flushLog(true)},
+ * started as soon as a commit record is in the log ({@link CommitLoggedHook}): a commit costs the longer of the fsync
+ * and the acknowledgement, not their sum. Data commits complete in submission order ({@link CoalescingCommitter}); a
+ * change set that only removes (a consumer's acknowledgements) commits with {@code NO_SYNC,NO_SYNC,NONE}, outside that
+ * order.
  *
  * <p><b>Threads.</b> Made and closed on the {@code ha-<vhost>} thread. The databases are read by the store's
  * reader thread and the virtual host's recovery; the committer and heartbeat have their own threads.

@@ -20,11 +20,11 @@ import org.tandembroker.core.exec.Uninterruptibly;
 import org.tandembroker.store.bdb.commit.SubmissionQueue.Submission;
 
 /**
- * The replicated store's committer: appliers commit batches (each may block for a whole acknowledgement round
- * trip), ordered ones one batch at a time unless a full batch waits ({@link SubmissionQueue}'s admission), and one flusher makes them
- * durable and completes ordered futures in submission order ({@link ReorderBuffer}). A flush starts as soon as an applier reports its commit record logged (paced
- * under load, see {@link #runFlusher}), so the fsync overlaps the acknowledgement wait; a commit that such a flush
- * already covered needs no flush of its own.
+ * The replicated store's committer: appliers commit batches (each may block for a whole acknowledgement round trip),
+ * ordered ones one batch at a time unless a full batch waits ({@link SubmissionQueue}'s admission), and one flusher
+ * makes them durable and completes ordered futures in submission order ({@link ReorderBuffer}). A flush starts as soon
+ * as an applier reports its commit record logged (paced under load, see {@link #runFlusher}), so the fsync overlaps the
+ * acknowledgement wait; a commit that such a flush already covered needs no flush of its own.
  *
  * <p><b>Threads.</b> {@code <threadName>-applier-<n>} take submissions, commit them and hand every ordered
  * outcome to {@code <threadName>-flusher}; unordered futures complete on their applier. The flusher owns

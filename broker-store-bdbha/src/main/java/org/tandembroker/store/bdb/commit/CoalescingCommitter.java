@@ -36,14 +36,14 @@ public interface CoalescingCommitter<T> extends AutoCloseable {
     }
 
     /**
-     * Up to {@code appliers} threads apply, for appliers that block (the replicated store, which waits for
-     * replica acknowledgements), and one flusher thread flushes {@code log} and completes ordered futures. An
-     * applier takes up to {@code maxBatch} queued submissions and commits them as one transaction: ordered ones
-     * together, unordered ones together, never mixed. It takes unordered ones whenever there are any, ordered ones
-     * once no other applier commits ordered ones, or at once when a full batch of them waits: so the submissions
-     * that arrive while a transaction waits for its acknowledgements gather into the next one, and ordered
-     * transactions overlap only when a round trip outlasts a full batch's arrival. A batch that fails fails every submission in it with the same error. The number of
-     * transactions thus follows the replication round trip, not the commit rate.
+     * Up to {@code appliers} threads apply, for appliers that block (the replicated store, which waits for replica
+     * acknowledgements), and one flusher thread flushes {@code log} and completes ordered futures. An applier takes up
+     * to {@code maxBatch} queued submissions and commits them as one transaction: ordered ones together, unordered ones
+     * together, never mixed. It takes unordered ones whenever there are any, ordered ones once no other applier commits
+     * ordered ones, or at once when a full batch of them waits: so the submissions that arrive while a transaction
+     * waits for its acknowledgements gather into the next one, and ordered transactions overlap only when a round trip
+     * outlasts a full batch's arrival. A batch that fails fails every submission in it with the same error. The number
+     * of transactions thus follows the replication round trip, not the commit rate.
      *
      * <p>With log positions ({@link BatchApplier}, {@link FlushableLog}), a commit whose record a finished flush
      * already covered completes as soon as its applier returns, and a commit record reported early starts a flush

@@ -16,15 +16,15 @@ import org.tandembroker.core.ErrorKind;
  * and the close that stops them: after {@link #close()} nothing more is queued, every thread that takes finds an
  * end marker, and whatever is left fails with {@code NOT_ACTIVE}.
  *
- * <p><b>Admission.</b> A thread takes ({@link #takeBatch}) every unordered submission queued (removals, which wait
- * for no acknowledgement), up to {@code maxBatch}, whenever there are any; and up to {@code maxBatch} ordered ones
- * (data commits) when no other thread is committing ordered ones, or when {@code overlapAt} of them wait whatever
- * the others do (a full batch; 1 for commits that fsync by themselves). It reports the batch's end with {@link #batchDone}. So while one data transaction waits for the
- * replicas' acknowledgements the next gathers, and a second starts alongside only when the first's round trip
- * outlasts a full batch's arrival; a data commit that waits for a replica that is gone holds up no removal. Every
- * JE transaction costs the master and each replica about the same (a commit record, a replication message, a
- * replay, an acknowledgement, wake-ups on both nodes) whatever its size, so fewer, larger transactions cost less
- * per message (docs/perf/log.md, "One data transaction at a time unless a full batch waits").
+ * <p><b>Admission.</b> A thread takes ({@link #takeBatch}) every unordered submission queued (removals, which wait for
+ * no acknowledgement), up to {@code maxBatch}, whenever there are any; and up to {@code maxBatch} ordered ones (data
+ * commits) when no other thread is committing ordered ones, or when {@code overlapAt} of them wait whatever the others
+ * do (a full batch; 1 for commits that fsync by themselves). It reports the batch's end with {@link #batchDone}. So
+ * while one data transaction waits for the replicas' acknowledgements the next gathers, and a second starts alongside
+ * only when the first's round trip outlasts a full batch's arrival; a data commit that waits for a replica that is gone
+ * holds up no removal. Every JE transaction costs the master and each replica about the same (a commit record, a
+ * replication message, a replay, an acknowledgement, wake-ups on both nodes) whatever its size, so fewer, larger
+ * transactions cost less per message (docs/perf/log.md, "One data transaction at a time unless a full batch waits").
  *
  * <p><b>Threads.</b> Callers add from any thread; the committer's threads take. Every field but {@code closing}
  * is guarded by {@code lock}.
