@@ -254,9 +254,41 @@ class StartupErrorsIT {
         return etc;
     }
 
+    /**
+     * A port free now, below the kernel's ephemeral range (from which every outgoing connection draws its local
+     * port), and never handed out before in this JVM. A port from {@code new ServerSocket(0)} lies inside that range,
+     * so a connection opened before a broker binds it could take it: OperationsProcedureIT's restored node-c, started
+     * a minute after its ports were chosen, failed once with "Address already in use".
+     */
     static int freePort() throws Exception {
-        try (ServerSocket socket = new ServerSocket(0)) {
+        int ephemeralStart = ephemeralRangeStart();
+        int lowest = 10_000;
+        for (int attempt = 0; ephemeralStart - lowest > 1_000 && attempt < 500; attempt++) {
+            int port = lowest + PORTS.nextInt(ephemeralStart - lowest);
+            if (HANDED_OUT.add(port)) {
+                try (ServerSocket socket = new ServerSocket(port)) {
+                    return socket.getLocalPort();
+                } catch (java.io.IOException taken) {
+                    // in use: try another
+                }
+            }
+        }
+        try (ServerSocket socket = new ServerSocket(0)) { // no room below the ephemeral range
+            HANDED_OUT.add(socket.getLocalPort());
             return socket.getLocalPort();
+        }
+    }
+
+    private static final java.util.Random PORTS = new java.util.Random();
+    private static final java.util.Set<Integer> HANDED_OUT = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+    /** The first port of /proc/sys/net/ipv4/ip_local_port_range, or Linux's default 32768. */
+    private static int ephemeralRangeStart() {
+        try {
+            List<String> lines = Files.readAllLines(Path.of("/proc/sys/net/ipv4/ip_local_port_range"));
+            return Integer.parseInt(lines.get(0).trim().split("\\s+")[0]);
+        } catch (java.io.IOException | RuntimeException e) {
+            return 32_768;
         }
     }
 
