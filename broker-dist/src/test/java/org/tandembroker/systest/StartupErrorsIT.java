@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 import jakarta.jms.Connection;
+import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -13,6 +14,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import org.apache.qpid.jms.JmsConnectionFactory;
 import java.util.ArrayList;
 import java.util.List;
@@ -268,7 +272,7 @@ class StartupErrorsIT {
             if (HANDED_OUT.add(port)) {
                 try (ServerSocket socket = new ServerSocket(port)) {
                     return socket.getLocalPort();
-                } catch (java.io.IOException taken) {
+                } catch (IOException taken) {
                     // in use: try another
                 }
             }
@@ -279,15 +283,15 @@ class StartupErrorsIT {
         }
     }
 
-    private static final java.util.Random PORTS = new java.util.Random();
-    private static final java.util.Set<Integer> HANDED_OUT = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private static final Random PORTS = new Random();
+    private static final Set<Integer> HANDED_OUT = ConcurrentHashMap.newKeySet();
 
     /** The first port of /proc/sys/net/ipv4/ip_local_port_range, or Linux's default 32768. */
     private static int ephemeralRangeStart() {
         try {
             List<String> lines = Files.readAllLines(Path.of("/proc/sys/net/ipv4/ip_local_port_range"));
             return Integer.parseInt(lines.get(0).trim().split("\\s+")[0]);
-        } catch (java.io.IOException | RuntimeException e) {
+        } catch (IOException | RuntimeException e) {
             return 32_768;
         }
     }

@@ -69,9 +69,6 @@ public interface CoalescingCommitter<T> extends AutoCloseable {
         if (maxBatch < 1) {
             throw new IllegalArgumentException("maxBatch must be at least 1: " + maxBatch);
         }
-        if (overlapAt < 1 || overlapAt > maxBatch) {
-            throw new IllegalArgumentException("overlapAt must be from 1 to maxBatch: " + overlapAt);
-        }
         return new ApplierPoolCommitter<>(threadName, appliers, maxBatch, overlapAt, applier, log, outcomes);
     }
 
