@@ -13,6 +13,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.LongConsumer;
 import org.tandembroker.core.exec.NamedThreadFactory;
 import org.tandembroker.core.exec.OwningThread;
@@ -22,14 +23,16 @@ import org.tandembroker.store.bdb.commit.SubmissionQueue.Submission;
 /**
  * The replicated store's committer: appliers commit batches (each may block for a whole acknowledgement round trip),
  * ordered ones one batch at a time unless a full batch waits ({@link SubmissionQueue}'s admission), and one flusher
- * makes them durable and completes ordered futures in submission order ({@link ReorderBuffer}). A flush starts as soon
+ * makes them durable. Ordered futures complete in submission order ({@link ReorderBuffer}). A flush starts as soon
  * as an applier reports its commit record logged (paced under load, see {@link #runFlusher}), so the fsync overlaps the
- * acknowledgement wait; a commit that such a flush already covered needs no flush of its own.
+ * acknowledgement wait; a commit that such a flush already covered needs no flush of its own, and its applier
+ * completes it without waking the flusher.
  *
- * <p><b>Threads.</b> {@code <threadName>-applier-<n>} take submissions, commit them and hand every ordered
- * outcome to {@code <threadName>-flusher}; unordered futures complete on their applier. The flusher owns
- * flushing, the durable position, the recent flushes and the reorder buffer, and completes every ordered future.
- * Other threads only submit, read {@link #stats()} and {@link #close()}.
+ * <p><b>Threads.</b> {@code <threadName>-applier-<n>} take submissions and commit them; unordered futures complete
+ * on their applier, and so do ordered ones that need no flush (already covered, not requiring one, or failed). The
+ * others go to {@code <threadName>-flusher}, which owns flushing and publishes the durable position. Whichever thread
+ * completes ordered futures does so holding {@code completing}, which guards the reorder buffer. Other threads only
+ * submit, read {@link #stats()} and {@link #close()}.
  */
 final class ApplierPoolCommitter<T> implements CoalescingCommitter<T> {
     /** Commits that need no flush of the committer's (removals, commits that sync by themselves). */
@@ -73,11 +76,14 @@ final class ApplierPoolCommitter<T> implements CoalescingCommitter<T> {
     private final AtomicInteger liveAppliers = new AtomicInteger();
     private volatile List<Thread> threads = List.of();
 
-    // Flusher thread only.
+    /** Held while ordered outcomes are handed to the reorder buffer and released from it, on any committer thread. */
+    private final ReentrantLock completing = new ReentrantLock();
     private final ReorderBuffer<Outcome<T>> completionOrder = new ReorderBuffer<>();
     private final RecentFlushes recentFlushes = new RecentFlushes();
-    /** The log position covered by the last successful flush. */
-    private long durable = NO_POSITION;
+    /** The log position covered by the last successful flush; written by the flusher only. */
+    private volatile long durable = NO_POSITION;
+
+    // Flusher thread only.
     /** The highest position of a logged notice so far. */
     private long highestLogged = NO_POSITION;
     /** When the last flush started and how long it took (System.nanoTime). */
@@ -159,6 +165,8 @@ final class ApplierPoolCommitter<T> implements CoalescingCommitter<T> {
         List<Submission<T>> taken = new ArrayList<>();
         List<Submission<T>> ordered = new ArrayList<>();
         List<Submission<T>> unordered = new ArrayList<>();
+        List<Outcome<T>> coveredEarly = new ArrayList<>();
+        List<Outcome<T>> needingNoFlush = new ArrayList<>();
         boolean stop = false;
         while (!stop) {
             submitted.takeBatch(taken);
@@ -172,12 +180,15 @@ final class ApplierPoolCommitter<T> implements CoalescingCommitter<T> {
                 }
                 taken.clear();
                 applyUnordered(unordered);
-                applyOrdered(ordered);
+                applyOrdered(ordered, coveredEarly, needingNoFlush);
             } finally {
                 submitted.batchDone(!ordered.isEmpty()); // the next data batch may start
             }
+            finish(coveredEarly, needingNoFlush);
             unordered.clear();
             ordered.clear();
+            coveredEarly.clear();
+            needingNoFlush.clear();
         }
         if (liveAppliers.decrementAndGet() == 0) {
             submitted.failRemaining();
@@ -208,8 +219,13 @@ final class ApplierPoolCommitter<T> implements CoalescingCommitter<T> {
         batch.forEach(submission -> submission.future().complete(null));
     }
 
-    /** On an applier: commits ordered submissions as one transaction and hands their outcomes to the flusher. */
-    private void applyOrdered(List<Submission<T>> batch) {
+    /**
+     * On an applier: commits ordered submissions as one transaction. Outcomes that a flush already covered go to
+     * {@code coveredEarly}, those that need no flush (not requiring one, or failed) to {@code needingNoFlush}, for
+     * this applier to complete; the flusher gets the rest.
+     */
+    private void applyOrdered(List<Submission<T>> batch, List<Outcome<T>> coveredEarly,
+                              List<Outcome<T>> needingNoFlush) {
         if (batch.isEmpty()) {
             return;
         }
@@ -228,7 +244,14 @@ final class ApplierPoolCommitter<T> implements CoalescingCommitter<T> {
             failure = outcomes.failed(e);
         }
         for (Submission<T> submission : batch) {
-            applied.add(new Outcome<>(submission, failure, position));
+            Outcome<T> outcome = new Outcome<>(submission, failure, position);
+            if (!outcome.awaitsFlush()) {
+                needingNoFlush.add(outcome);
+            } else if (coveredAlready(outcome)) {
+                coveredEarly.add(outcome);
+            } else {
+                applied.add(outcome);
+            }
         }
     }
 
@@ -257,10 +280,11 @@ final class ApplierPoolCommitter<T> implements CoalescingCommitter<T> {
     }
 
     /**
-     * Makes applied commits durable and completes ordered futures in submission order.
+     * Makes applied commits durable and completes their futures in submission order.
      *
      * <p>A commit whose record is at or below {@code durable} is durable already (a flush ran while its applier
-     * still waited for replica acknowledgements) and needs no flush of its own. The others (their acknowledgements
+     * still waited for replica acknowledgements) and needs no flush of its own: its applier completes it, and the
+     * flusher sees it only when a flush ended after the applier looked. The others (their acknowledgements
      * arrived) wait for the next flush, which starts at once. A logged notice above {@code durable} starts an
      * <em>early</em> flush, so that the fsync overlaps the acknowledgement round trip; notices that arrive during a
      * flush are served by one flush after it.
@@ -274,6 +298,8 @@ final class ApplierPoolCommitter<T> implements CoalescingCommitter<T> {
     private void runFlusher() {
         List<Outcome<T>> batch = new ArrayList<>();
         List<Outcome<T>> awaiting = new ArrayList<>();
+        List<Outcome<T>> coveredEarly = new ArrayList<>();
+        List<Outcome<T>> finished = new ArrayList<>();
         boolean stop = false;
         while (!stop) {
             Outcome<T> next = highestLogged > durable ? pollUntil(earlyFlushDue()) : takeNext();
@@ -285,21 +311,53 @@ final class ApplierPoolCommitter<T> implements CoalescingCommitter<T> {
             for (Outcome<T> outcome : batch) {
                 if (outcome.isLoggedNotice()) {
                     highestLogged = Math.max(highestLogged, outcome.position());
-                } else if (!outcome.awaitsFlush() || coveredAlready(outcome)) {
-                    completionOrder.finished(outcome.submission().sequence(), outcome);
+                } else if (!outcome.awaitsFlush()) {
+                    finished.add(outcome);
+                } else if (coveredAlready(outcome)) {
+                    coveredEarly.add(outcome);
                 } else {
                     awaiting.add(outcome);
                 }
             }
             batch.clear();
             if (!awaiting.isEmpty() || (highestLogged > durable && System.nanoTime() - earlyFlushDue() >= 0)) {
-                flush(awaiting);
+                flush(awaiting, finished);
                 awaiting.clear();
             }
-            completionOrder.releaseInOrder(this::complete);
+            finish(coveredEarly, finished);
+            coveredEarly.clear();
+            finished.clear();
         }
         // Closing: the numbers still missing were failed by close() itself; complete the rest in order.
-        completionOrder.releaseRemaining(this::complete);
+        completing.lock();
+        try {
+            completionOrder.releaseRemaining(this::complete);
+        } finally {
+            completing.unlock();
+        }
+    }
+
+    /**
+     * On any committer thread: holds these final outcomes for their turn and completes, in submission order, every
+     * future whose turn has come; a commit in {@code coveredEarly} counts for the flush that covered it.
+     */
+    private void finish(List<Outcome<T>> coveredEarly, List<Outcome<T>> others) {
+        if (coveredEarly.isEmpty() && others.isEmpty()) {
+            return;
+        }
+        completing.lock();
+        try {
+            for (Outcome<T> outcome : coveredEarly) {
+                counters.durableEarly(recentFlushes.countCovered(outcome.position()));
+                completionOrder.finished(outcome.submission().sequence(), outcome);
+            }
+            for (Outcome<T> outcome : others) {
+                completionOrder.finished(outcome.submission().sequence(), outcome);
+            }
+            completionOrder.releaseInOrder(this::complete);
+        } finally {
+            completing.unlock();
+        }
     }
 
     /** When an early flush may start: twice the last flush's duration after it started. */
@@ -326,8 +384,11 @@ final class ApplierPoolCommitter<T> implements CoalescingCommitter<T> {
         }
     }
 
-    /** Flushes; everything in {@code awaiting} had been applied before this flush started, so it is covered. */
-    private void flush(List<Outcome<T>> awaiting) {
+    /**
+     * Flushes; everything in {@code awaiting} had been applied before this flush started, so it is covered. Adds
+     * their final outcomes to {@code finished}.
+     */
+    private void flush(List<Outcome<T>> awaiting, List<Outcome<T>> finished) {
         assert flusher.isCurrent() : flusher.violation();
         long end = log.end(); // read before flushing: everything up to it is durable afterwards
         Throwable failure = null;
@@ -335,8 +396,9 @@ final class ApplierPoolCommitter<T> implements CoalescingCommitter<T> {
             timedFlush();
             counters.flushed(awaiting.size());
             if (end != NO_POSITION) {
-                durable = Math.max(durable, end);
-                recentFlushes.flushed(durable, awaiting.size());
+                long durableNow = Math.max(durable, end);
+                recentFlushes.flushed(durableNow, awaiting.size()); // before an applier can find a commit covered
+                durable = durableNow;
             }
         } catch (Throwable e) {
             // A failed flush made nothing durable; a commit whose notice started it waits for the next one, which
@@ -345,9 +407,8 @@ final class ApplierPoolCommitter<T> implements CoalescingCommitter<T> {
             highestLogged = durable;
         }
         for (Outcome<T> outcome : awaiting) {
-            Outcome<T> result = failure == null ? outcome
-                    : new Outcome<>(outcome.submission(), failure, outcome.position());
-            completionOrder.finished(outcome.submission().sequence(), result);
+            finished.add(failure == null ? outcome
+                    : new Outcome<>(outcome.submission(), failure, outcome.position()));
         }
     }
 
@@ -363,18 +424,14 @@ final class ApplierPoolCommitter<T> implements CoalescingCommitter<T> {
         }
     }
 
-    /** True when a finished flush already made {@code outcome}'s commit record durable. */
+    /** True when a finished flush already made {@code outcome}'s commit record durable (any committer thread). */
     private boolean coveredAlready(Outcome<T> outcome) {
-        assert flusher.isCurrent() : flusher.violation();
-        if (outcome.position() == NO_POSITION || durable == NO_POSITION || outcome.position() > durable) {
-            return false;
-        }
-        counters.durableEarly(recentFlushes.countCovered(outcome.position()));
-        return true;
+        long durableNow = durable;
+        return outcome.position() != NO_POSITION && durableNow != NO_POSITION && outcome.position() <= durableNow;
     }
 
     private void complete(Outcome<T> outcome) {
-        assert flusher.isCurrent() : flusher.violation();
+        assert completing.isHeldByCurrentThread() : "ordered futures complete holding the completion lock";
         if (outcome.failure() != null) {
             counters.failed(1);
             outcome.submission().future().completeExceptionally(outcome.failure());
@@ -388,13 +445,14 @@ final class ApplierPoolCommitter<T> implements CoalescingCommitter<T> {
     /**
      * The last flushes and how many commits each made durable, so that a commit found covered when its
      * transaction returns counts for the flush that covered it (the first whose end is at or beyond its record),
-     * not only the commits that waited for a flush. Flusher thread only.
+     * not only the commits that waited for a flush. The flusher adds, any committer thread counts: guarded by
+     * its own monitor.
      */
     private static final class RecentFlushes {
         private static final int KEPT = 64;
         private final ArrayDeque<long[]> endAndCount = new ArrayDeque<>();
 
-        void flushed(long end, int commitsWaiting) {
+        synchronized void flushed(long end, int commitsWaiting) {
             if (endAndCount.size() == KEPT) {
                 endAndCount.removeFirst();
             }
@@ -402,7 +460,7 @@ final class ApplierPoolCommitter<T> implements CoalescingCommitter<T> {
         }
 
         /** Counts a commit for the flush that covered {@code position}; returns that flush's count (0: unknown). */
-        long countCovered(long position) {
+        synchronized long countCovered(long position) {
             long[] covering = null;
             for (Iterator<long[]> newestFirst = endAndCount.descendingIterator(); newestFirst.hasNext(); ) {
                 long[] flush = newestFirst.next();

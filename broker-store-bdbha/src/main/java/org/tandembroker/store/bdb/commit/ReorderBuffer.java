@@ -10,8 +10,8 @@ import java.util.function.Consumer;
  * acknowledgements while the next is already acknowledged): every ordered submission takes a number when it is
  * submitted, and a finished outcome is held back until every lower number has been released.
  *
- * <p><b>Threads.</b> {@link #nextSequence()} on any thread (submitters); everything else on the one thread that
- * completes the futures (an applier pool's flusher), which owns the held outcomes.
+ * <p><b>Threads.</b> {@link #nextSequence()} on any thread (submitters); everything else by the threads that
+ * complete the futures (an applier pool's appliers and flusher), one at a time under the pool's completion lock.
  *
  * @param <R> an outcome to release
  */

@@ -66,22 +66,22 @@ class ApplierPoolCommitterTest extends CommitterFixture {
     }
 
     @Test
-    void applierPoolCompletesOrderedCommitsOnTheFlusherThreadAndUnorderedOnesOnTheirApplier() {
+    void aCommitThatWaitsForAFlushCompletesOnTheFlusherAndOnesThatNeedNoFlushOnTheirApplier() {
         CountDownLatch release = new CountDownLatch(1);
         committer = CoalescingCommitter.applierPool("pool-test", 2, 1, eachAlone(work -> awaitLatch(release)), flushing(() -> { }),
                 CommitOutcomes.passThrough());
         committer.start();
 
-        CompletableFuture<String> flushedOn = committer.submit("m", true)
+        CompletableFuture<String> notFlushedOn = committer.submit("n", false) // first: no earlier one to wait for
                 .thenApply(v -> Thread.currentThread().getName());
-        CompletableFuture<String> notFlushedOn = committer.submit("n", false)
+        CompletableFuture<String> flushedOn = committer.submit("m", true)
                 .thenApply(v -> Thread.currentThread().getName());
         CompletableFuture<String> removedOn = committer.submitUnordered("r")
                 .thenApply(v -> Thread.currentThread().getName());
         release.countDown();
 
         assertThat(flushedOn).succeedsWithin(DEADLINE).isEqualTo("pool-test-flusher");
-        assertThat(notFlushedOn).succeedsWithin(DEADLINE).isEqualTo("pool-test-flusher");
+        assertThat(notFlushedOn).succeedsWithin(DEADLINE).asString().startsWith("pool-test-applier-");
         assertThat(removedOn).succeedsWithin(DEADLINE).asString().startsWith("pool-test-applier-");
     }
 
@@ -399,6 +399,28 @@ class ApplierPoolCommitterTest extends CommitterFixture {
         assertThat(flushCalls.get()).isEqualTo(1);
         assertThat(committer.stats().earlyDurable()).isEqualTo(1);
         assertThat(committer.stats().largestBatch()).as("the flush that ran during the wait counts it").isEqualTo(1);
+    }
+
+    @Test
+    void aCommitThatAnEarlyFlushCoveredCompletesOnItsApplierWithoutWaitingForTheFlusher() {
+        FakeLog log = new FakeLog();
+        CountDownLatch acknowledged = new CountDownLatch(1);
+        committer = CoalescingCommitter.applierPool("pos-test", 1, 8, (batch, logged) -> {
+            long position = log.append();
+            logged.accept(position);
+            awaitLatch(acknowledged);
+            return position;
+        }, log, CommitOutcomes.passThrough());
+        committer.start();
+
+        CompletableFuture<String> completedOn = committer.submit("m", true)
+                .thenApply(v -> Thread.currentThread().getName());
+        await().atMost(DEADLINE).until(() -> flushCalls.get() == 1); // durable during the wait
+        acknowledged.countDown();
+
+        assertThat(completedOn).succeedsWithin(DEADLINE).isEqualTo("pos-test-applier-1");
+        assertThat(committer.stats().earlyDurable()).isEqualTo(1);
+        assertThat(committer.stats().commits()).isEqualTo(1);
     }
 
     @Test
