@@ -15,9 +15,7 @@ import io.netty.channel.ChannelPipeline;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
-import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
-import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.ssl.SslContext;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.GlobalEventExecutor;
@@ -54,6 +52,7 @@ public final class AmqpServer implements ProtocolFrontEnd {
     private final List<String> boundAddresses = new ArrayList<>();
     private final List<Channel> serverChannels = new ArrayList<>();
     private final ChannelGroup connectionChannels = new DefaultChannelGroup("amqp-connections", GlobalEventExecutor.INSTANCE);
+    private SocketTransport transport;
     private EventLoopGroup acceptGroup;
     private EventLoopGroup ioGroup;
     private ExecutorService authExecutor;
@@ -71,8 +70,15 @@ public final class AmqpServer implements ProtocolFrontEnd {
         if (acceptGroup != null) {
             return;
         }
-        acceptGroup = new NioEventLoopGroup(1, new DefaultThreadFactory("amqp-accept"));
-        ioGroup = new NioEventLoopGroup(0, new DefaultThreadFactory("amqp-io"));
+        transport = SocketTransport.best();
+        if (transport == SocketTransport.NIO) {
+            LOG.info("AMQP sockets use Java NIO: Netty's native epoll transport is not available here ({})",
+                    String.valueOf(SocketTransport.whyNotNative()));
+        } else {
+            LOG.info("AMQP sockets use Netty's native epoll transport");
+        }
+        acceptGroup = transport.eventLoops(1, "amqp-accept");
+        ioGroup = transport.eventLoops(0, "amqp-io");
         authExecutor = Executors.newFixedThreadPool(AUTH_THREADS, new DefaultThreadFactory("amqp-sasl", true));
         authExecutor.execute(AmqpServer::warmUpPasswordChecks);
         SecurityConfig security = context.config().security();
@@ -108,7 +114,7 @@ public final class AmqpServer implements ProtocolFrontEnd {
                 listener.clientCertificates().map(ClientCertificateConfig::userName));
         ServerBootstrap bootstrap = new ServerBootstrap()
                 .group(acceptGroup, ioGroup)
-                .channel(NioServerSocketChannel.class)
+                .channel(transport.serverChannel())
                 .option(ChannelOption.SO_REUSEADDR, true)
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childHandler(new ChannelInitializer<SocketChannel>() {
