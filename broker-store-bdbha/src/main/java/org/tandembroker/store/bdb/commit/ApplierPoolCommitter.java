@@ -4,6 +4,7 @@ import static org.tandembroker.store.bdb.commit.CoalescingCommitter.NO_POSITION;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Objects;
@@ -244,14 +245,23 @@ final class ApplierPoolCommitter<T> implements CoalescingCommitter<T> {
             failure = outcomes.failed(e);
         }
         for (Submission<T> submission : batch) {
-            Outcome<T> outcome = new Outcome<>(submission, failure, position);
-            if (!outcome.awaitsFlush()) {
-                needingNoFlush.add(outcome);
-            } else if (coveredAlready(outcome)) {
-                coveredEarly.add(outcome);
-            } else {
-                applied.add(outcome);
-            }
+            sort(new Outcome<>(submission, failure, position), coveredEarly, needingNoFlush, applied);
+        }
+    }
+
+    /**
+     * On any committer thread: where a final ordered outcome goes: to {@code needingNoFlush} when it needs no flush
+     * (not requiring one, or failed), to {@code coveredEarly} when a finished flush already covered its commit
+     * record, otherwise to {@code awaitingFlush}.
+     */
+    private void sort(Outcome<T> outcome, List<Outcome<T>> coveredEarly, List<Outcome<T>> needingNoFlush,
+                      Collection<Outcome<T>> awaitingFlush) {
+        if (!outcome.awaitsFlush()) {
+            needingNoFlush.add(outcome);
+        } else if (coveredAlready(outcome)) {
+            coveredEarly.add(outcome);
+        } else {
+            awaitingFlush.add(outcome);
         }
     }
 
@@ -311,12 +321,8 @@ final class ApplierPoolCommitter<T> implements CoalescingCommitter<T> {
             for (Outcome<T> outcome : batch) {
                 if (outcome.isLoggedNotice()) {
                     highestLogged = Math.max(highestLogged, outcome.position());
-                } else if (!outcome.awaitsFlush()) {
-                    finished.add(outcome);
-                } else if (coveredAlready(outcome)) {
-                    coveredEarly.add(outcome);
                 } else {
-                    awaiting.add(outcome);
+                    sort(outcome, coveredEarly, finished, awaiting);
                 }
             }
             batch.clear();
