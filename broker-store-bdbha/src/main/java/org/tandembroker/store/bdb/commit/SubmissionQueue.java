@@ -27,7 +27,8 @@ import org.tandembroker.core.ErrorKind;
  * transactions cost less per message (docs/perf/log.md, "One data transaction at a time unless a full batch waits").
  *
  * <p><b>Threads.</b> Callers add from any thread; the committer's threads take. Every field but {@code closing}
- * is guarded by {@code lock}.
+ * is guarded by {@code lock}. New work wakes a waiting thread only when no thread woken earlier is still on its way
+ * ({@link #signalIfSomeoneMayTake}): a burst of submissions wakes one thread, not one each.
  */
 final class SubmissionQueue<T> {
 
@@ -47,6 +48,12 @@ final class SubmissionQueue<T> {
     private final ReentrantLock lock = new ReentrantLock();
     /** Signalled whenever a waiting thread may now take; one signal lets one thread take. */
     private final Condition mayTake = lock.newCondition();
+    /** Threads waiting on {@link #mayTake}. */
+    private int waiting;
+    /** Threads signalled that have not yet woken: while one is on its way, further work needs no other thread. */
+    private int wakingUp;
+    /** Times a thread woke and found nothing it may take (another took it first). */
+    private long needlessWakeUps;
     private final ArrayDeque<Submission<T>> ordered = new ArrayDeque<>();
     private final ArrayDeque<Submission<T>> unordered = new ArrayDeque<>();
     private final Submission<T> end = new Submission<>(null, false, Submission.UNORDERED, null);
@@ -105,7 +112,15 @@ final class SubmissionQueue<T> {
         lock.lock();
         try {
             while (!someoneMayTake()) {
+                waiting++;
                 mayTake.awaitUninterruptibly(); // never carries an interrupt into JE, see takeIgnoringInterrupts
+                waiting--;
+                if (wakingUp > 0) {
+                    wakingUp--; // this thread's signal
+                }
+                if (!someoneMayTake()) {
+                    needlessWakeUps++;
+                }
             }
             if (closing) {
                 into.add(end);
@@ -150,8 +165,14 @@ final class SubmissionQueue<T> {
         return closing || !unordered.isEmpty() || mayTakeOrdered();
     }
 
+    /**
+     * Wakes one waiting thread when there is work it may take, unless one woken already has yet to take it: that one
+     * takes everything it may, and signals again if something is left. A thread that is not waiting checks before it
+     * waits, so it needs no signal. (Each needless wake-up costs two context switches on a busy machine.)
+     */
     private void signalIfSomeoneMayTake() {
-        if (someoneMayTake()) {
+        if (waiting > 0 && wakingUp == 0 && someoneMayTake()) {
+            wakingUp++;
             mayTake.signal();
         }
     }
@@ -194,6 +215,26 @@ final class SubmissionQueue<T> {
         if (future.completeExceptionally(
                 new BrokerException(ErrorKind.NOT_ACTIVE, threadName + ": the store is closed"))) {
             counters.failed(1);
+        }
+    }
+
+    /** Threads waiting for something to take (for tests). */
+    int waitingThreads() {
+        lock.lock();
+        try {
+            return waiting;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Times a thread was woken and found nothing it may take, because another took it first (for tests). */
+    long needlessWakeUps() {
+        lock.lock();
+        try {
+            return needlessWakeUps;
+        } finally {
+            lock.unlock();
         }
     }
 
