@@ -2,7 +2,6 @@ package org.tandembroker.perftests;
 
 import java.io.IOException;
 import java.io.OutputStream;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -406,9 +405,7 @@ public final class HaCluster implements AutoCloseable {
     }
 
     private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        }
+        return FreePorts.next();
     }
 
     private static void addUser(Path lib, Path usersFile, String user, String password, String role)

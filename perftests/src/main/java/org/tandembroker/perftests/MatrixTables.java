@@ -126,7 +126,7 @@ public final class MatrixTables {
      */
     public Table peerRatios() {
         List<String> headers = new ArrayList<>();
-        headers.add("N (producers/consumers)");
+        headers.add("Test (producers/consumers)");
         List<MatrixConfiguration> tandem = configurations.stream()
                 .filter(c -> c.comparedPeer().filter(configurations::contains).isPresent()).toList();
         tandem.forEach(c -> headers.add(c.label() + " / " + c.comparedPeer().get().label()));
@@ -376,7 +376,7 @@ public final class MatrixTables {
 
     private Table perN(CellText text) {
         List<String> headers = new ArrayList<>();
-        headers.add("N (producers/consumers)");
+        headers.add("Test (producers/consumers)");
         configurations.forEach(c -> headers.add(c.label()));
         Table table = new Table(headers);
         for (int n : clients) {

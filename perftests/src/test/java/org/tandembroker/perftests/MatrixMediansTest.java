@@ -35,7 +35,7 @@ class MatrixMediansTest {
         MatrixMedians medians = new MatrixMedians(CONFIGURATIONS, List.of(16), List.of(
                 round(16, 8000, 6000, 5000), round(16, 9000, 7000, 8000), round(16, 7000, 6500, 4000)));
 
-        assertThat(medians.peerRatios().header()).containsExactly("N (producers/consumers)",
+        assertThat(medians.peerRatios().header()).containsExactly("Test (producers/consumers)",
                 DEFAULT.label() + " / " + PAIR.label());
         assertThat(medians.peerRatios().rows()).containsExactly(
                 List.of("5 (16/16)", "1.20x (1.20x / 0.88x / 1.63x)"));
