@@ -95,9 +95,9 @@ public final class HaCluster implements AutoCloseable {
                 java.util.Base64.getUrlEncoder().encodeToString(secret));
         List<Integer> replicationPorts = cluster.replicationPorts;
         for (int i = 0; i < nodes; i++) {
-            cluster.amqpPorts.add(freePort());
-            cluster.jmxPorts.add(freePort());
-            replicationPorts.add(freePort());
+            cluster.amqpPorts.add(FreePorts.next());
+            cluster.jmxPorts.add(FreePorts.next());
+            replicationPorts.add(FreePorts.next());
         }
         String storeParameters = BrokerFiles.parameterElements("envConfig", envConfig)
                 + BrokerFiles.parameterElements("repConfig", repConfig);
@@ -184,7 +184,7 @@ public final class HaCluster implements AutoCloseable {
         }
         List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Xmx64m", "-cp", lib.toAbsolutePath() + "/*", "org.tandembroker.tools.arbiter.ArbiterMain",
-                "--group-name", GROUP, "--node-name", ARBITER, "--node-host-port", "127.0.0.1:" + freePort(),
+                "--group-name", GROUP, "--node-name", ARBITER, "--node-host-port", "127.0.0.1:" + FreePorts.next(),
                 "--helper-host-port", helpers.toString(), "--dir", home.resolve("env").toString());
         arbiter = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(arbiterOutput.toFile())
                 .start();
@@ -404,9 +404,6 @@ public final class HaCluster implements AutoCloseable {
         }
     }
 
-    private static int freePort() throws IOException {
-        return FreePorts.next();
-    }
 
     private static void addUser(Path lib, Path usersFile, String user, String password, String role)
             throws IOException, InterruptedException {

@@ -190,7 +190,7 @@ public final class MatrixMedians {
     private Table perConfiguration(List<MatrixConfiguration> columns, Function<MatrixConfiguration, String> heading,
                                    CellText text) {
         List<String> headers = new ArrayList<>();
-        headers.add("Test (producers/consumers)");
+        headers.add(MatrixTables.SPEC_ROW_HEADING);
         columns.forEach(c -> headers.add(heading.apply(c)));
         Table table = new Table(headers);
         for (int n : clients) {

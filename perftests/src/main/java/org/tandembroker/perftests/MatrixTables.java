@@ -53,6 +53,9 @@ public final class MatrixTables {
                          String text) {
     }
 
+    /** The heading of the column that {@link #specRow} fills. */
+    public static final String SPEC_ROW_HEADING = "Test (producers/consumers)";
+
     /** The row heading of N in the spec's table: {@code "3 (4/4)"}; N outside the spec's list gets {@code "-"}. */
     public static String specRow(int n) {
         Integer test = SPEC_TEST_NUMBER.get(n);
@@ -126,7 +129,7 @@ public final class MatrixTables {
      */
     public Table peerRatios() {
         List<String> headers = new ArrayList<>();
-        headers.add("Test (producers/consumers)");
+        headers.add(SPEC_ROW_HEADING);
         List<MatrixConfiguration> tandem = configurations.stream()
                 .filter(c -> c.comparedPeer().filter(configurations::contains).isPresent()).toList();
         tandem.forEach(c -> headers.add(c.label() + " / " + c.comparedPeer().get().label()));
@@ -376,7 +379,7 @@ public final class MatrixTables {
 
     private Table perN(CellText text) {
         List<String> headers = new ArrayList<>();
-        headers.add("Test (producers/consumers)");
+        headers.add(SPEC_ROW_HEADING);
         configurations.forEach(c -> headers.add(c.label()));
         Table table = new Table(headers);
         for (int n : clients) {

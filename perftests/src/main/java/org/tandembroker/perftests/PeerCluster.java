@@ -62,10 +62,11 @@ public final class PeerCluster implements AutoCloseable {
         PeerCluster cluster = new PeerCluster(shape, jvmOptions);
         cluster.nativeLibraries = extractNativeLibrary(directory.resolve("native"));
         if (shape == Shape.STANDALONE) {
-            cluster.nodes.add(new Node("standalone", directory.resolve("standalone"), freePort(), freePort()));
+            cluster.nodes.add(new Node("standalone", directory.resolve("standalone"), FreePorts.next(),
+                    FreePorts.next()));
         } else {
-            cluster.nodes.add(new Node("primary", directory.resolve("primary"), freePort(), freePort()));
-            cluster.nodes.add(new Node("backup", directory.resolve("backup"), freePort(), freePort()));
+            cluster.nodes.add(new Node("primary", directory.resolve("primary"), FreePorts.next(), FreePorts.next()));
+            cluster.nodes.add(new Node("backup", directory.resolve("backup"), FreePorts.next(), FreePorts.next()));
         }
         for (int i = 0; i < cluster.nodes.size(); i++) {
             Node node = cluster.nodes.get(i);
@@ -300,9 +301,5 @@ public final class PeerCluster implements AutoCloseable {
             Files.copy(in, folder.resolve(name));
         }
         return folder;
-    }
-
-    private static int freePort() throws IOException {
-        return FreePorts.next();
     }
 }

@@ -50,8 +50,8 @@ final class SubmissionQueue<T> {
     private final Condition mayTake = lock.newCondition();
     /** Threads waiting on {@link #mayTake}. */
     private int waiting;
-    /** Threads signalled that have not yet woken: while one is on its way, further work needs no other thread. */
-    private int wakingUp;
+    /** A thread was signalled and has not yet woken: while it is on its way, further work needs no other thread. */
+    private boolean signalledOnItsWay;
     /** Times a thread woke and found nothing it may take (another took it first). */
     private long needlessWakeUps;
     private final ArrayDeque<Submission<T>> ordered = new ArrayDeque<>();
@@ -111,16 +111,16 @@ final class SubmissionQueue<T> {
     void takeBatch(List<Submission<T>> into) {
         lock.lock();
         try {
+            boolean woken = false;
             while (!someoneMayTake()) {
+                if (woken) {
+                    needlessWakeUps++; // another thread took the work first
+                }
                 waiting++;
                 mayTake.awaitUninterruptibly(); // never carries an interrupt into JE, see takeIgnoringInterrupts
                 waiting--;
-                if (wakingUp > 0) {
-                    wakingUp--; // this thread's signal
-                }
-                if (!someoneMayTake()) {
-                    needlessWakeUps++;
-                }
+                signalledOnItsWay = false; // this thread's signal (or close's signalAll) has arrived
+                woken = true;
             }
             if (closing) {
                 into.add(end);
@@ -171,8 +171,8 @@ final class SubmissionQueue<T> {
      * waits, so it needs no signal. (Each needless wake-up costs two context switches on a busy machine.)
      */
     private void signalIfSomeoneMayTake() {
-        if (waiting > 0 && wakingUp == 0 && someoneMayTake()) {
-            wakingUp++;
+        if (waiting > 0 && !signalledOnItsWay && someoneMayTake()) {
+            signalledOnItsWay = true;
             mayTake.signal();
         }
     }
