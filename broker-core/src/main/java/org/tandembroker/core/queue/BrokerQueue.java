@@ -469,7 +469,7 @@ public final class BrokerQueue {
         long[] batch = paged.take(pageBatch);
         CompletableFuture<List<StoredEntry>> read;
         try {
-            read = host.readMessages(batch);
+            read = host.readMessages(id, batch);
         } catch (RuntimeException e) {
             read = CompletableFuture.failedFuture(e);
         }

@@ -3,6 +3,7 @@ package org.tandembroker.core.queue;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.LongFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.tandembroker.core.exec.SerialExecutor;
@@ -20,6 +21,8 @@ final class Dispatcher {
     private final BrokerQueue queue;
     private final EntryList entries;
     private final QueueHost host;
+    /** Reads back the content of a message of this queue whose body is not on the heap. */
+    private final LongFunction<CompletableFuture<byte[]>> contentLoader;
     private final SerialExecutor executor;
     private final List<QueueConsumer> consumers = new ArrayList<>();
     private final MessageGroups groups = new MessageGroups();
@@ -31,6 +34,7 @@ final class Dispatcher {
         this.queue = queue;
         this.entries = entries;
         this.host = host;
+        this.contentLoader = messageId -> host.loadContent(queue.id(), messageId);
         this.executor = executor;
     }
 
@@ -214,7 +218,7 @@ final class Dispatcher {
     private void copyTo(QueueEntry entry, QueueConsumer browser) {
         browser.credit--;
         queue.countBrowsed();
-        CompletableFuture<byte[]> content = entry.message.content(host::loadContent);
+        CompletableFuture<byte[]> content = entry.message.content(contentLoader);
         browser.outbox.addLast(new QueueConsumer.Outgoing(entry, content));
         if (content.isDone()) {
             flushOutbox(browser);
@@ -231,7 +235,7 @@ final class Dispatcher {
         consumer.credit--;
         entry.state = QueueEntry.State.ACQUIRED;
         entry.owner = consumer;
-        CompletableFuture<byte[]> content = entry.message.content(host::loadContent);
+        CompletableFuture<byte[]> content = entry.message.content(contentLoader);
         consumer.unsettled.add(entry);
         consumer.outbox.addLast(new QueueConsumer.Outgoing(entry, content));
         if (content.isDone()) {

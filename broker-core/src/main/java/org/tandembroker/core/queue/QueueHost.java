@@ -1,6 +1,7 @@
 package org.tandembroker.core.queue;
 
 import java.util.List;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.tandembroker.core.message.ContentBudget;
@@ -15,6 +16,11 @@ public interface QueueHost {
     StoreTransaction newStoreTransaction();
 
     CompletableFuture<byte[]> loadContent(long messageId);
+
+    /** Reads back the content of a message queue {@code holder} holds ({@link MessageStore#loadContent(UUID, long)}). */
+    default CompletableFuture<byte[]> loadContent(UUID holder, long messageId) {
+        return loadContent(messageId);
+    }
 
     /** Finds or creates the named dead-letter queue. */
     CompletableFuture<BrokerQueue> deadLetterQueue(String name);
@@ -43,6 +49,11 @@ public interface QueueHost {
     /** Reads the metadata of stored messages by id, in the order given ({@link MessageStore#readMessages}). */
     default CompletableFuture<List<StoredEntry>> readMessages(long[] ids) {
         return CompletableFuture.failedFuture(new UnsupportedOperationException("no store to read messages from"));
+    }
+
+    /** Reads back messages queue {@code holder} holds ({@link MessageStore#readMessages(UUID, long[])}). */
+    default CompletableFuture<List<StoredEntry>> readMessages(UUID holder, long[] ids) {
+        return readMessages(ids);
     }
 
     long nowMillis();

@@ -2,6 +2,7 @@ package org.tandembroker.core.store;
 
 import java.util.List;
 import java.util.Optional;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import org.tandembroker.core.BrokerException;
 import org.tandembroker.core.ErrorKind;
@@ -57,6 +58,14 @@ public interface MessageStore extends AutoCloseable {
     CompletableFuture<byte[]> loadContent(long messageId);
 
     /**
+     * Like {@link #loadContent(long)}, for a message that queue {@code holder} holds (or held): a store that may keep a
+     * message inside its queue entry looks there first.
+     */
+    default CompletableFuture<byte[]> loadContent(UUID holder, long messageId) {
+        return loadContent(messageId);
+    }
+
+    /**
      * Reads the metadata of stored messages by id, one {@link StoredEntry} per id in the order given (null metadata
      * for a message the store does not hold), on the store's reader thread: a queue deeper than its heap window
      * reads back the messages it keeps in the store only. Fails with {@code NOT_ACTIVE} while the store is not
@@ -66,6 +75,14 @@ public interface MessageStore extends AutoCloseable {
     default CompletableFuture<List<StoredEntry>> readMessages(long[] ids) {
         return CompletableFuture.failedFuture(new BrokerException(ErrorKind.INTERNAL_ERROR,
                 "this store cannot read messages by id"));
+    }
+
+    /**
+     * Like {@link #readMessages(long[])}, for messages that queue {@code holder} holds: a store that may keep a message
+     * inside its queue entry looks there first.
+     */
+    default CompletableFuture<List<StoredEntry>> readMessages(UUID holder, long[] ids) {
+        return readMessages(ids);
     }
 
     /** Whether {@link #readMessages} works on this store (a property of the store's type). */

@@ -22,6 +22,16 @@ public interface StoreTransaction {
      */
     void storeMessage(long messageId, byte[] metadata, byte[] content);
 
+    /**
+     * Like {@link #storeMessage(long, byte[], byte[])}; {@code alsoOnNonDurableQueues}: queues that keep messages in
+     * memory only hold this one too, and may read its content back ({@link MessageStore#loadContent}) after every
+     * durable queue let go of it, until its removal. A store that may keep a message inside its only entry keeps such a
+     * message in a record of its own.
+     */
+    default void storeMessage(long messageId, byte[] metadata, byte[] content, boolean alsoOnNonDurableQueues) {
+        storeMessage(messageId, metadata, content);
+    }
+
     /** Records that {@code messageId} is on queue {@code queueId}. */
     void enqueue(UUID queueId, long messageId);
 

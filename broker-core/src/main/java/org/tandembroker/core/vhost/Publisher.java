@@ -160,8 +160,12 @@ final class Publisher {
             if (!message.isStored()) {
                 return;
             }
+            boolean alsoOnNonDurableQueues = false;
+            for (BrokerQueue queue : targets) {
+                alsoOnNonDurableQueues |= !queue.isDurable();
+            }
             storeTransaction.storeMessage(message.id(), MetadataCodec.encode(message.metadata()),
-                    message.contentOnHeap());
+                    message.contentOnHeap(), alsoOnNonDurableQueues);
             for (BrokerQueue queue : targets) {
                 if (queue.isDurable()) {
                     storeTransaction.enqueue(queue.id(), message.id());

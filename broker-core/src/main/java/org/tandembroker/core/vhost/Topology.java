@@ -270,6 +270,11 @@ final class Topology {
         }
 
         @Override
+        public CompletableFuture<byte[]> loadContent(UUID holder, long messageId) {
+            return store.require().loadContent(holder, messageId);
+        }
+
+        @Override
         public CompletableFuture<BrokerQueue> deadLetterQueue(String queueName) {
             return declareQueue(config.queueDefaults().asDeadLetterQueue(queueName), false);
         }
@@ -297,6 +302,11 @@ final class Topology {
         @Override
         public CompletableFuture<List<StoredEntry>> readMessages(long[] ids) {
             return store.require().readMessages(ids);
+        }
+
+        @Override
+        public CompletableFuture<List<StoredEntry>> readMessages(UUID holder, long[] ids) {
+            return store.require().readMessages(holder, ids);
         }
 
         @Override

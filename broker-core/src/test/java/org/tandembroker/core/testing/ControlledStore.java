@@ -162,6 +162,12 @@ public final class ControlledStore implements MessageStore {
             }
 
             @Override
+            public void storeMessage(long messageId, byte[] metadata, byte[] content,
+                                     boolean alsoOnNonDurableQueues) {
+                inner.storeMessage(messageId, metadata, content, alsoOnNonDurableQueues);
+            }
+
+            @Override
             public void enqueue(UUID queueId, long messageId) {
                 inner.enqueue(queueId, messageId);
             }

@@ -11,6 +11,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -211,14 +212,24 @@ public final class BdbMessageStore implements MessageStore {
 
     @Override
     public CompletableFuture<byte[]> loadContent(long messageId) {
-        return read(false, "cannot read message " + messageId, dbs -> dbs.readContent(messageId)
+        return loadContent(null, messageId);
+    }
+
+    @Override
+    public CompletableFuture<byte[]> loadContent(UUID holder, long messageId) {
+        return read(false, "cannot read message " + messageId, dbs -> dbs.readContent(holder, messageId)
                 .orElseThrow(() -> new BrokerException(ErrorKind.NOT_FOUND,
                         name + ": message " + messageId + " is not in the store")));
     }
 
     @Override
     public CompletableFuture<List<StoredEntry>> readMessages(long[] ids) {
-        return read(false, "cannot read " + ids.length + " messages", dbs -> dbs.readMessages(ids));
+        return readMessages(null, ids);
+    }
+
+    @Override
+    public CompletableFuture<List<StoredEntry>> readMessages(UUID holder, long[] ids) {
+        return read(false, "cannot read " + ids.length + " messages", dbs -> dbs.readMessages(holder, ids));
     }
 
     @Override

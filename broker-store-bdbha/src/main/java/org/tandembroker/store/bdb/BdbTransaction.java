@@ -33,6 +33,11 @@ public final class BdbTransaction implements StoreTransaction {
     }
 
     @Override
+    public void storeMessage(long messageId, byte[] metadata, byte[] content, boolean alsoOnNonDurableQueues) {
+        add(new ChangeSet.StoreMessage(messageId, metadata, content, alsoOnNonDurableQueues));
+    }
+
+    @Override
     public void enqueue(UUID queueId, long messageId) {
         add(new ChangeSet.Enqueue(queueId, messageId));
     }

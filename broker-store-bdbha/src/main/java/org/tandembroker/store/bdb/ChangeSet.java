@@ -33,7 +33,17 @@ public record ChangeSet(List<Operation> operations) {
         }
     }
 
-    public record StoreMessage(long messageId, byte[] metadata, byte[] content) implements Operation {
+    /**
+     * @param alsoOnNonDurableQueues queues that keep messages in memory only hold it too: it keeps a record of its own
+     *                               ({@link org.tandembroker.core.store.StoreTransaction#storeMessage(long, byte[],
+     *                               byte[], boolean)})
+     */
+    public record StoreMessage(long messageId, byte[] metadata, byte[] content, boolean alsoOnNonDurableQueues)
+            implements Operation {
+        /** A message no queue keeps in memory only. */
+        public StoreMessage(long messageId, byte[] metadata, byte[] content) {
+            this(messageId, metadata, content, false);
+        }
     }
 
     public record Enqueue(UUID queueId, long messageId) implements Operation {

@@ -20,8 +20,12 @@ import org.tandembroker.core.store.ConfigRecord;
  *                                                 value, content inline:    int (contentSize | INLINE), int metadata
  *                                                                           length, metadata bytes, content bytes
  * message content  key: long id, int chunk (12)   value: chunk bytes (all chunks but the last are full)
- * queue entries    key: uuid queue, long id (24)  value: int contentSize, byte priority (5): the entry's summary,
- *                                                 or empty (version 1, or a message stored in another transaction)
+ * queue entries    key: uuid queue, long id (24)  value: int contentSize, byte priority (5): the entry's summary
+ *                                                 (version 2), or empty (version 1, or a message stored in another
+ *                                                 transaction)
+ *                  key: uuid queue, long id,      value: empty, or when the key says so, the message itself as an
+ *                       int (contentSize | HELD),        inline metadata value (version 3)
+ *                       byte priority (29)
  * string = int length, UTF-8 bytes
  * </pre>
  *
@@ -30,6 +34,12 @@ import org.tandembroker.core.store.ConfigRecord;
  * chunks; they read the same, since a version 1 value never has the {@code INLINE} bit (sizes are below 2 GiB).
  * Version 2 also keeps an entry's summary in its value, small enough for JE to keep inside its B-tree node, so that
  * recovery reads the entries beyond a queue's heap window without reading their messages.
+ *
+ * <p>Version 3 moves an entry's summary into its key (still in enqueue order: ids are unique within a queue) and lets
+ * an entry hold its message: a message stored with a body of at most the inline limit and enqueued on one queue in
+ * the same transaction is that entry's value, one record per message instead of two. Such an entry is its message's
+ * only record. Keys of 24 bytes (versions 1 and 2, or a message moved from another record) and of 29 bytes sort
+ * together by queue and id.
  */
 final class RecordCodec {
     private static final byte[] EMPTY = new byte[0];
@@ -78,6 +88,35 @@ final class RecordCodec {
 
     static long entryMessageId(byte[] entryKey) {
         return ByteBuffer.wrap(entryKey).getLong(16);
+    }
+
+    static final int SUMMARY_KEY_SIZE = 24 + Integer.BYTES + 1;
+
+    /** The high bit of a summary key's size: the entry's value is its message (an inline metadata value). */
+    private static final int HELD = 0x8000_0000;
+
+    /** An entry's key with its message's summary (schema version 3); {@code holdsMessage}: its value is the message. */
+    static byte[] entryKey(UUID queueId, long messageId, int contentSize, int priority, boolean holdsMessage) {
+        return ByteBuffer.allocate(SUMMARY_KEY_SIZE).putLong(queueId.getMostSignificantBits())
+                .putLong(queueId.getLeastSignificantBits()).putLong(messageId)
+                .putInt(holdsMessage ? contentSize | HELD : contentSize).put((byte) priority).array();
+    }
+
+    static boolean hasKeySummary(byte[] entryKey) {
+        return entryKey.length == SUMMARY_KEY_SIZE;
+    }
+
+    /** Whether the entry of this key holds its message in its value (schema version 3). */
+    static boolean holdsMessage(byte[] entryKey) {
+        return hasKeySummary(entryKey) && (ByteBuffer.wrap(entryKey).getInt(24) & HELD) != 0;
+    }
+
+    static int keyContentSize(byte[] entryKey) {
+        return ByteBuffer.wrap(entryKey).getInt(24) & ~HELD;
+    }
+
+    static int keyPriority(byte[] entryKey) {
+        return entryKey[28];
     }
 
     static byte[] entryValue() {

@@ -31,9 +31,9 @@ import org.tandembroker.store.bdb.backup.StoreLock;
  *
  * <p>A queue's digest is the SHA-256 over its entries in store order (message id order), each as the message id,
  * its content size and metadata (the AMQP header, properties and annotations as stored) and its content, the same
- * bytes whether the content is stored in chunks or inline ({@link RecordCodec#digestedHeader}). A replicated store
- * writes the same records on every node, so the same ids and bytes. An entry whose message is missing (a damaged
- * store) counts in the depth and in {@link QueueContents#missingMessages()}.
+ * bytes whether the content is stored in chunks, inline or inside the entry ({@link RecordCodec#digestedHeader}). A
+ * replicated store writes the same records on every node, so the same ids and bytes. An entry whose message is
+ * missing (a damaged store) counts in the depth and in {@link QueueContents#missingMessages()}.
  *
  * <p>Opens the environment read-only as a plain JE environment (JE allows that for a replicated environment's
  * files too), so nothing is written, and a broker can start on the directory afterwards.
@@ -149,7 +149,11 @@ public final class StoreContents {
                 long messageId = RecordCodec.entryMessageId(key.getData());
                 depth++;
                 digest.update(ByteBuffer.allocate(Long.BYTES).putLong(messageId).array());
-                if (metadata.get(null, new DatabaseEntry(RecordCodec.messageKey(messageId)), value,
+                if (RecordCodec.holdsMessage(key.getData())
+                        && cursor.getCurrent(key, value, null) == OperationStatus.SUCCESS) {
+                    digest.update(RecordCodec.digestedHeader(value.getData()));
+                    digest.update(RecordCodec.inlineContent(value.getData()));
+                } else if (metadata.get(null, new DatabaseEntry(RecordCodec.messageKey(messageId)), value,
                         LockMode.READ_COMMITTED) == OperationStatus.SUCCESS) {
                     byte[] stored = value.getData();
                     digest.update(RecordCodec.digestedHeader(stored));

@@ -21,6 +21,7 @@ import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -50,14 +51,17 @@ import org.tandembroker.core.store.StoredEntry;
 public final class StoreDatabases implements AutoCloseable {
 
     /**
-     * Version of the layout in {@link RecordCodec}. A version 1 store (every body in chunks) is read as it is and
-     * marked version 2 when a master or standalone broker opens it, before it writes anything, so that an older
-     * broker refuses it; any other version is refused.
+     * Version of the layout in {@link RecordCodec}. A version 1 store (every body in chunks) or version 2 store
+     * (every message in a record of its own) is read as it is and marked version 3 when a master or standalone broker
+     * opens it, before it writes anything, so that an older broker refuses it; any other version is refused.
      */
-    public static final int SCHEMA_VERSION = 2;
+    public static final int SCHEMA_VERSION = 3;
 
-    /** The schema version this broker reads and upgrades: every body in chunks, nothing inline. */
+    /** A schema version this broker reads and upgrades: every body in chunks, nothing inline. */
     static final int CHUNKED_ONLY_SCHEMA_VERSION = 1;
+
+    /** A schema version this broker reads and upgrades: bodies inline, every message in a record of its own. */
+    static final int MESSAGE_RECORDS_ONLY_SCHEMA_VERSION = 2;
 
     /**
      * Bodies up to this size are stored inside their message's metadata record: one record to log, replicate, replay
@@ -177,13 +181,13 @@ public final class StoreDatabases implements AutoCloseable {
             if (version == SCHEMA_VERSION) {
                 return;
             }
-            if (version != CHUNKED_ONLY_SCHEMA_VERSION) {
+            if (version != CHUNKED_ONLY_SCHEMA_VERSION && version != MESSAGE_RECORDS_ONLY_SCHEMA_VERSION) {
                 throw new IllegalStateException("the store at " + environment.getHome() + " has schema version "
-                        + version + "; this broker reads versions " + CHUNKED_ONLY_SCHEMA_VERSION + " and "
-                        + SCHEMA_VERSION);
+                        + version + "; this broker reads versions " + CHUNKED_ONLY_SCHEMA_VERSION + ", "
+                        + MESSAGE_RECORDS_ONLY_SCHEMA_VERSION + " and " + SCHEMA_VERSION);
             }
-            // The upgrade waits for no replica: the record precedes every inline record in the log, so a node that
-            // holds one holds the new version too (a master that dies first leaves the upgrade to the next).
+            // The upgrade waits for no replica: the record precedes every record of the new layout in the log, so a
+            // node that holds one holds the new version too (a master that dies first leaves the upgrade to the next).
             durability = UPGRADING;
         }
         Transaction txn = environment.beginTransaction(null, new TransactionConfig().setDurability(durability));
@@ -220,9 +224,9 @@ public final class StoreDatabases implements AutoCloseable {
         Txn internal = JeLogPosition.internal(txn);
         try {
             for (ChangeSet changes : batch) {
-                MessagesStored stored = MessagesStored.in(changes);
+                ChangeSetIndex index = ChangeSetIndex.of(changes);
                 for (ChangeSet.Operation operation : changes.operations()) {
-                    apply(txn, operation, stored);
+                    apply(txn, operation, index);
                 }
             }
             txn.commit();
@@ -237,16 +241,19 @@ public final class StoreDatabases implements AutoCloseable {
         return JeLogPosition.end(environment);
     }
 
-    private void apply(Transaction txn, ChangeSet.Operation operation, MessagesStored stored) {
+    private void apply(Transaction txn, ChangeSet.Operation operation, ChangeSetIndex index) {
         if (operation instanceof ChangeSet.StoreMessage m) {
-            storeMessage(txn, m);
+            if (!index.heldByItsEntry(m)) {
+                storeMessage(txn, m);
+            }
         } else if (operation instanceof ChangeSet.Enqueue e) {
-            entries.put(txn, new DatabaseEntry(RecordCodec.entryKey(e.queueId(), e.messageId())),
-                    new DatabaseEntry(entryValue(stored.find(e.messageId()))));
+            enqueue(txn, e, index);
         } else if (operation instanceof ChangeSet.Dequeue d) {
-            entries.delete(txn, new DatabaseEntry(RecordCodec.entryKey(d.queueId(), d.messageId())));
+            dequeue(txn, d, index);
         } else if (operation instanceof ChangeSet.RemoveMessage r) {
-            removeMessage(txn, r.messageId());
+            if (!index.wentWithItsEntry(r.messageId())) {
+                removeMessage(txn, r.messageId());
+            }
         } else if (operation instanceof ChangeSet.PutConfig p) {
             config.put(txn, new DatabaseEntry(RecordCodec.uuidKey(p.record().id())),
                     new DatabaseEntry(RecordCodec.configValue(p.record())));
@@ -259,50 +266,238 @@ public final class StoreDatabases implements AutoCloseable {
     }
 
     /**
-     * An entry's value: its message's summary when the message is stored in the same change set (as a publish
-     * stores it), else empty (a message moved to another queue later), which recovery reads from the message.
+     * An entry. For a message stored in the same change set (as a publish stores it) the key carries the message's
+     * summary, and when this entry is the message's only holder it holds the message itself
+     * ({@link ChangeSetIndex#heldByItsEntry}); a message stored earlier gets a plain entry (see
+     * {@link #enqueueStoredEarlier}).
      */
-    private static byte[] entryValue(ChangeSet.StoreMessage storedWithIt) {
-        if (storedWithIt == null) {
-            return RecordCodec.entryValue();
+    private void enqueue(Transaction txn, ChangeSet.Enqueue enqueue, ChangeSetIndex index) {
+        ChangeSet.StoreMessage message = index.find(enqueue.messageId());
+        if (message == null) {
+            enqueueStoredEarlier(txn, enqueue.queueId(), enqueue.messageId(), index);
+            return;
         }
-        try {
-            return RecordCodec.entryValue(storedWithIt.content().length,
-                    MetadataCodec.priority(storedWithIt.metadata()));
-        } catch (IllegalArgumentException notMetadata) {
-            return RecordCodec.entryValue();
+        int priority = priorityOf(message.metadata());
+        if (priority < 0) {
+            entries.put(txn, new DatabaseEntry(RecordCodec.entryKey(enqueue.queueId(), enqueue.messageId())),
+                    new DatabaseEntry(RecordCodec.entryValue()));
+        } else if (index.heldByItsEntry(message)) {
+            entries.put(txn, new DatabaseEntry(RecordCodec.entryKey(enqueue.queueId(), enqueue.messageId(),
+                            message.content().length, priority, true)),
+                    new DatabaseEntry(RecordCodec.inlineMessageValue(message.metadata(), message.content())),
+                    Put.OVERWRITE, LEAVES_THE_CACHE);
+        } else {
+            entries.put(txn, new DatabaseEntry(RecordCodec.entryKey(enqueue.queueId(), enqueue.messageId(),
+                    message.content().length, priority, false)), new DatabaseEntry(RecordCodec.entryValue()));
         }
     }
 
     /**
-     * The messages a change set stores, found by id: by scanning the set when it is as small as a publish's (no
-     * map built on the hot path), through an index built once when it is larger (a client transaction of n
-     * messages would otherwise scan its set once per entry, n² steps). The first message of an id wins, as a scan
-     * finds it.
+     * An entry for a message stored by an earlier transaction (a message moved to another queue). When another
+     * queue's entry holds the message, the message moves into this entry if this change set dequeues it there (the
+     * later dequeue then only deletes the old entry); otherwise the old entry lets go of it first, into a record of
+     * its own, so that a held message never has a second holder.
      */
-    private static final class MessagesStored {
+    private void enqueueStoredEarlier(Transaction txn, UUID queueId, long messageId, ChangeSetIndex index) {
+        if (!hasMessageRecord(txn, messageId)) {
+            UUID dequeuedFrom = index.dequeuedFrom(messageId);
+            HeldEntry holder = findHolder(txn, dequeuedFrom, messageId, true);
+            if (holder != null && holder.queueId().equals(dequeuedFrom)) {
+                entries.put(txn, new DatabaseEntry(RecordCodec.entryKey(queueId, messageId, holder.contentSize(),
+                                holder.priority(), true)), new DatabaseEntry(holder.value()),
+                        Put.OVERWRITE, LEAVES_THE_CACHE);
+                index.movedFrom(dequeuedFrom, messageId);
+                return;
+            }
+            if (holder != null) {
+                metadata.put(txn, new DatabaseEntry(RecordCodec.messageKey(messageId)),
+                        new DatabaseEntry(holder.value()), Put.OVERWRITE, LEAVES_THE_CACHE);
+                entries.delete(txn, new DatabaseEntry(holder.key()));
+                entries.put(txn, new DatabaseEntry(RecordCodec.entryKey(holder.queueId(), messageId,
+                        holder.contentSize(), holder.priority(), false)), new DatabaseEntry(RecordCodec.entryValue()));
+            }
+        }
+        entries.put(txn, new DatabaseEntry(RecordCodec.entryKey(queueId, messageId)),
+                new DatabaseEntry(RecordCodec.entryValue()));
+    }
+
+    /** Whether the message has a record of its own (without reading it). */
+    private boolean hasMessageRecord(Transaction txn, long messageId) {
+        DatabaseEntry noData = new DatabaseEntry();
+        noData.setPartial(0, 0, true);
+        return metadata.get(txn, new DatabaseEntry(RecordCodec.messageKey(messageId)), noData,
+                LockMode.READ_COMMITTED) == OperationStatus.SUCCESS;
+    }
+
+    /**
+     * Deletes an entry without reading its value. An entry that holds its message takes the message along when this
+     * change set removes the message too (a consumer's acknowledgement: one deletion instead of two) or moved it to
+     * another entry; otherwise the message outlives the entry (another holder still has it in memory, or its removal
+     * follows in a later transaction) and gets a record of its own.
+     */
+    private void dequeue(Transaction txn, ChangeSet.Dequeue dequeue, ChangeSetIndex index) {
+        long messageId = dequeue.messageId();
+        DatabaseEntry key = new DatabaseEntry(RecordCodec.entryKey(dequeue.queueId(), messageId));
+        DatabaseEntry noData = new DatabaseEntry();
+        noData.setPartial(0, 0, true);
+        try (Cursor cursor = entries.openCursor(txn, null)) {
+            if (cursor.getSearchKeyRange(key, noData, LockMode.READ_UNCOMMITTED) != OperationStatus.SUCCESS
+                    || !isEntryOf(key.getData(), dequeue.queueId(), messageId)) {
+                return;
+            }
+            if (RecordCodec.holdsMessage(key.getData())) {
+                if (index.removes(messageId)) {
+                    index.markWentWithItsEntry(messageId);
+                } else if (!index.wasMovedFrom(dequeue.queueId(), messageId)) {
+                    DatabaseEntry held = new DatabaseEntry();
+                    if (cursor.getCurrent(key, held, LockMode.RMW) == OperationStatus.SUCCESS) {
+                        metadata.put(txn, new DatabaseEntry(RecordCodec.messageKey(messageId)), held,
+                                Put.OVERWRITE, LEAVES_THE_CACHE);
+                    }
+                }
+            }
+            cursor.delete();
+        }
+    }
+
+    private static boolean isEntryOf(byte[] entryKey, UUID queueId, long messageId) {
+        return longAt(entryKey, 16) == messageId && longAt(entryKey, 0) == queueId.getMostSignificantBits()
+                && longAt(entryKey, 8) == queueId.getLeastSignificantBits();
+    }
+
+    /** An entry that holds its message: its key and its value (the message as an inline metadata value). */
+    private record HeldEntry(byte[] key, byte[] value) {
+        UUID queueId() {
+            return RecordCodec.entryQueue(key);
+        }
+
+        int contentSize() {
+            return RecordCodec.keyContentSize(key);
+        }
+
+        int priority() {
+            return RecordCodec.keyPriority(key);
+        }
+
+        StoredEntry message(long messageId, boolean withContent) {
+            return new StoredEntry(messageId, RecordCodec.metadata(value), RecordCodec.contentSize(value),
+                    withContent ? RecordCodec.inlineContent(value) : null);
+        }
+    }
+
+    /**
+     * The entry that holds message {@code messageId}, looked for in queue {@code likelyQueue} first (may be null),
+     * then in every queue (one search per queue holding entries); null when no entry holds it. Positions with
+     * uncommitted reads (see the class comment) and reads the value found for an update in {@code txn}
+     * ({@code forUpdate}) or read committed.
+     */
+    private HeldEntry findHolder(Transaction txn, UUID likelyQueue, long messageId, boolean forUpdate) {
+        LockMode lock = forUpdate ? LockMode.RMW : LockMode.DEFAULT;
+        try (Cursor cursor = entries.openCursor(txn, forUpdate ? null : CursorConfig.READ_COMMITTED)) {
+            HeldEntry held = likelyQueue == null ? null : heldEntry(cursor, likelyQueue, messageId, lock);
+            if (held != null) {
+                return held;
+            }
+            DatabaseEntry key = new DatabaseEntry();
+            DatabaseEntry noData = new DatabaseEntry();
+            noData.setPartial(0, 0, true);
+            OperationStatus status = cursor.getFirst(key, noData, LockMode.READ_UNCOMMITTED);
+            while (status == OperationStatus.SUCCESS) {
+                UUID queue = RecordCodec.entryQueue(key.getData());
+                held = queue.equals(likelyQueue) ? null : heldEntry(cursor, queue, messageId, lock);
+                if (held != null) {
+                    return held;
+                }
+                // Past the queue's last possible key (id 0xff..ff, unsigned): the next queue's first entry, if any.
+                key.setData(RecordCodec.entryKey(queue, -1L));
+                status = cursor.getSearchKeyRange(key, noData, LockMode.READ_UNCOMMITTED);
+            }
+            return null;
+        }
+    }
+
+    /**
+     * The entry of {@code messageId} in queue {@code queueId} if it holds its message, else null; its value read with
+     * {@code lock} (a cursor's lock mode: read committed comes from the cursor's configuration).
+     */
+    private static HeldEntry heldEntry(Cursor cursor, UUID queueId, long messageId, LockMode lock) {
+        DatabaseEntry key = new DatabaseEntry(RecordCodec.entryKey(queueId, messageId));
+        DatabaseEntry noData = new DatabaseEntry();
+        noData.setPartial(0, 0, true);
+        if (cursor.getSearchKeyRange(key, noData, LockMode.READ_UNCOMMITTED) != OperationStatus.SUCCESS
+                || !isEntryOf(key.getData(), queueId, messageId) || !RecordCodec.holdsMessage(key.getData())) {
+            return null;
+        }
+        DatabaseEntry value = new DatabaseEntry();
+        return cursor.getCurrent(key, value, lock) == OperationStatus.SUCCESS
+                ? new HeldEntry(key.getData(), value.getData()) : null;
+    }
+
+    /** A message's priority from its metadata, or -1 when the bytes are not Tandem metadata (tests store any). */
+    private static int priorityOf(byte[] metadata) {
+        try {
+            return MetadataCodec.priority(metadata);
+        } catch (IllegalArgumentException notMetadata) {
+            return -1;
+        }
+    }
+
+    /**
+     * One change set as its operations are applied: its messages by id and what else it does to them, by scanning
+     * the set when it is as small as a publish's or an acknowledgement's (no map built on the hot path), through
+     * indexes built once when it is larger (a client transaction of n messages would otherwise scan its set once per
+     * entry, n² steps); and what applying it did so far to entries that hold their messages.
+     */
+    private record EntryId(UUID queueId, long messageId) {
+    }
+
+    private static final class ChangeSetIndex {
         /** Up to this many operations a scan is cheaper than an index. */
         private static final int SCANNED_UP_TO = 16;
 
         private final ChangeSet changes;
+        /** For a large set: its messages by id (the first of an id wins, as a scan finds it), else null. */
         private final Map<Long, ChangeSet.StoreMessage> byId;
+        /** For a large set: how many entries it adds per message id. */
+        private final Map<Long, Integer> enqueues;
+        /** For a large set: the message ids it removes. */
+        private final Set<Long> removals;
+        /** For a large set: the queue of each message id it dequeues (the first of an id). */
+        private final Map<Long, UUID> dequeues;
+        /** Ids whose holding entry a dequeue deleted with the message (their removal has nothing left to do). */
+        private Set<Long> wentWithTheirEntries;
+        /** Entries whose message an enqueue of this set moved into another entry. */
+        private Set<EntryId> movedOut;
 
-        private MessagesStored(ChangeSet changes, Map<Long, ChangeSet.StoreMessage> byId) {
+        private ChangeSetIndex(ChangeSet changes, Map<Long, ChangeSet.StoreMessage> byId,
+                               Map<Long, Integer> enqueues, Set<Long> removals, Map<Long, UUID> dequeues) {
             this.changes = changes;
             this.byId = byId;
+            this.enqueues = enqueues;
+            this.removals = removals;
+            this.dequeues = dequeues;
         }
 
-        static MessagesStored in(ChangeSet changes) {
+        static ChangeSetIndex of(ChangeSet changes) {
             if (changes.operations().size() <= SCANNED_UP_TO) {
-                return new MessagesStored(changes, null);
+                return new ChangeSetIndex(changes, null, null, null, null);
             }
             Map<Long, ChangeSet.StoreMessage> byId = new HashMap<>();
+            Map<Long, Integer> enqueues = new HashMap<>();
+            Set<Long> removals = new HashSet<>();
+            Map<Long, UUID> dequeues = new HashMap<>();
             for (ChangeSet.Operation operation : changes.operations()) {
                 if (operation instanceof ChangeSet.StoreMessage m) {
                     byId.putIfAbsent(m.messageId(), m);
+                } else if (operation instanceof ChangeSet.Enqueue e) {
+                    enqueues.merge(e.messageId(), 1, Integer::sum);
+                } else if (operation instanceof ChangeSet.RemoveMessage r) {
+                    removals.add(r.messageId());
+                } else if (operation instanceof ChangeSet.Dequeue d) {
+                    dequeues.putIfAbsent(d.messageId(), d.queueId());
                 }
             }
-            return new MessagesStored(changes, byId);
+            return new ChangeSetIndex(changes, byId, enqueues, removals, dequeues);
         }
 
         /** The change set's message of this id, or null when it stores none. */
@@ -316,6 +511,76 @@ public final class StoreDatabases implements AutoCloseable {
                 }
             }
             return null;
+        }
+
+        /**
+         * Whether the message's one entry holds it instead of a record of its own: its body is inline-sized, this
+         * set adds exactly one entry for it, no queue holds it in memory only, and its metadata give the entry's
+         * summary.
+         */
+        boolean heldByItsEntry(ChangeSet.StoreMessage message) {
+            return message.content().length <= INLINE_CONTENT_LIMIT && !message.alsoOnNonDurableQueues()
+                    && enqueues(message.messageId()) == 1 && priorityOf(message.metadata()) >= 0;
+        }
+
+        private int enqueues(long messageId) {
+            if (enqueues != null) {
+                return enqueues.getOrDefault(messageId, 0);
+            }
+            int count = 0;
+            for (ChangeSet.Operation operation : changes.operations()) {
+                if (operation instanceof ChangeSet.Enqueue e && e.messageId() == messageId) {
+                    count++;
+                }
+            }
+            return count;
+        }
+
+        boolean removes(long messageId) {
+            if (removals != null) {
+                return removals.contains(messageId);
+            }
+            for (ChangeSet.Operation operation : changes.operations()) {
+                if (operation instanceof ChangeSet.RemoveMessage r && r.messageId() == messageId) {
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        /** The queue this set dequeues the message from, or null. */
+        UUID dequeuedFrom(long messageId) {
+            if (dequeues != null) {
+                return dequeues.get(messageId);
+            }
+            for (ChangeSet.Operation operation : changes.operations()) {
+                if (operation instanceof ChangeSet.Dequeue d && d.messageId() == messageId) {
+                    return d.queueId();
+                }
+            }
+            return null;
+        }
+
+        void markWentWithItsEntry(long messageId) {
+            if (wentWithTheirEntries == null) {
+                wentWithTheirEntries = new HashSet<>();
+            }
+            wentWithTheirEntries.add(messageId);
+        }
+
+        boolean wentWithItsEntry(long messageId) {
+            return wentWithTheirEntries != null && wentWithTheirEntries.contains(messageId);
+        }
+
+        void movedFrom(UUID queueId, long messageId) {
+            if (movedOut == null) {
+                movedOut = new HashSet<>();
+            }
+            movedOut.add(new EntryId(queueId, messageId));
+        }
+
+        boolean wasMovedFrom(UUID queueId, long messageId) {
+            return movedOut != null && movedOut.contains(new EntryId(queueId, messageId));
         }
     }
 
@@ -395,7 +660,7 @@ public final class StoreDatabases implements AutoCloseable {
                 configRecords++;
             }
         }
-        return new RecoveryStart(configRecords, Math.max(highestMessageId(), highestEntryMessageId()));
+        return new RecoveryStart(configRecords, highestMessageId());
     }
 
     /** The highest message id of any queue's entries: the last entry of each queue, jumping from queue to queue. */
@@ -426,7 +691,8 @@ public final class StoreDatabases implements AutoCloseable {
 
     /**
      * Reads up to {@code max} entries of queue {@code queueId} with message ids in ({@code afterMessageId},
-     * {@code horizon}], ascending, each with its message's metadata (null when the message is missing).
+     * {@code horizon}], ascending, each with its message's metadata (null when the message is missing), read from the
+     * entry when it holds its message.
      *
      * <p>The entry scan reads uncommitted and locks nothing (see the class comment): no one adds entries in that
      * range while recovery reads it, and the first key after the range may belong to a commit that is still waiting
@@ -434,8 +700,14 @@ public final class StoreDatabases implements AutoCloseable {
      */
     public List<StoredEntry> readEntries(UUID queueId, long afterMessageId, long horizon, int max) {
         DatabaseEntry value = new DatabaseEntry();
-        return scanEntries(queueId, afterMessageId, horizon, max, false,
-                (messageId, entryValue) -> withMetadata(messageId, value));
+        return scanEntries(queueId, afterMessageId, horizon, max, (messageId, entryKey, atEntry) -> {
+            if (RecordCodec.holdsMessage(entryKey)) {
+                byte[] held = currentValue(atEntry);
+                return held == null ? new StoredEntry(messageId, null, 0)
+                        : new HeldEntry(entryKey, held).message(messageId, false);
+            }
+            return withMetadata(messageId, value);
+        });
     }
 
     /** The entry of {@code messageId} with its message's metadata, read committed into {@code value}. */
@@ -450,12 +722,18 @@ public final class StoreDatabases implements AutoCloseable {
 
     /**
      * Reads up to {@code max} summaries of queue {@code queueId}'s entries with message ids in ({@code afterMessageId},
-     * {@code horizon}], ascending: from the entries themselves where they hold one (schema version 2), else from
-     * the message's metadata. Reads like {@link #readEntries}.
+     * {@code horizon}], ascending: from the entries' keys where they hold one (schema version 3), from their values
+     * where those hold one (version 2: small enough for JE to keep inside its B-tree node), else from the message's
+     * metadata. Never reads a message an entry holds. Reads like {@link #readEntries}.
      */
     public List<EntrySummary> readEntrySummaries(UUID queueId, long afterMessageId, long horizon, int max) {
         DatabaseEntry value = new DatabaseEntry();
-        return scanEntries(queueId, afterMessageId, horizon, max, true, (messageId, entryValue) -> {
+        return scanEntries(queueId, afterMessageId, horizon, max, (messageId, entryKey, atEntry) -> {
+            if (RecordCodec.hasKeySummary(entryKey)) {
+                return new EntrySummary(messageId, true, RecordCodec.keyPriority(entryKey),
+                        RecordCodec.keyContentSize(entryKey));
+            }
+            byte[] entryValue = currentValue(atEntry);
             if (entryValue != null && RecordCodec.hasEntrySummary(entryValue)) {
                 return new EntrySummary(messageId, true, RecordCodec.entryPriority(entryValue),
                         RecordCodec.entryContentSize(entryValue));
@@ -464,18 +742,24 @@ public final class StoreDatabases implements AutoCloseable {
         });
     }
 
-    /** What a scan of a queue's entries makes of each: its message id and, if asked for, the entry's value. */
+    /** The value of the record at the cursor, read uncommitted as the scans read; null when it is gone. */
+    private static byte[] currentValue(Cursor atEntry) {
+        DatabaseEntry value = new DatabaseEntry();
+        return atEntry.getCurrent(new DatabaseEntry(), value, LockMode.READ_UNCOMMITTED) == OperationStatus.SUCCESS
+                ? value.getData() : null;
+    }
+
+    /** What a scan of a queue's entries makes of each: from its message id, its key and the cursor at it. */
     private interface EntryReader<T> {
-        T read(long messageId, byte[] entryValue);
+        T read(long messageId, byte[] entryKey, Cursor atEntry);
     }
 
     /**
      * Reads up to {@code max} entries of queue {@code queueId} with message ids in ({@code afterMessageId},
-     * {@code horizon}], ascending, through {@code reader}; the entry values only {@code withValues}. Reads
-     * uncommitted and locks nothing (see {@link #readEntries}).
+     * {@code horizon}], ascending, through {@code reader}, keys only (the reader fetches a value if it needs it).
+     * Reads uncommitted and locks nothing (see {@link #readEntries}).
      */
-    private <T> List<T> scanEntries(UUID queueId, long afterMessageId, long horizon, int max, boolean withValues,
-                                    EntryReader<T> reader) {
+    private <T> List<T> scanEntries(UUID queueId, long afterMessageId, long horizon, int max, EntryReader<T> reader) {
         List<T> page = new ArrayList<>(Math.min(max, 1024));
         if (afterMessageId >= horizon || max <= 0) {
             return page;
@@ -483,12 +767,10 @@ public final class StoreDatabases implements AutoCloseable {
         long queueHigh = queueId.getMostSignificantBits();
         long queueLow = queueId.getLeastSignificantBits();
         DatabaseEntry key = new DatabaseEntry(RecordCodec.entryKey(queueId, afterMessageId + 1));
-        DatabaseEntry entryValue = new DatabaseEntry();
-        if (!withValues) {
-            entryValue.setPartial(0, 0, true);
-        }
+        DatabaseEntry noData = new DatabaseEntry();
+        noData.setPartial(0, 0, true);
         try (Cursor cursor = entries.openCursor(null, null)) {
-            OperationStatus status = cursor.getSearchKeyRange(key, entryValue, LockMode.READ_UNCOMMITTED);
+            OperationStatus status = cursor.getSearchKeyRange(key, noData, LockMode.READ_UNCOMMITTED);
             while (status == OperationStatus.SUCCESS && page.size() < max) {
                 byte[] entryKey = key.getData();
                 if (longAt(entryKey, 0) != queueHigh || longAt(entryKey, 8) != queueLow) {
@@ -498,33 +780,50 @@ public final class StoreDatabases implements AutoCloseable {
                 if (messageId > horizon) {
                     break;
                 }
-                page.add(reader.read(messageId, withValues ? entryValue.getData() : null));
-                status = cursor.getNext(key, entryValue, LockMode.READ_UNCOMMITTED);
+                page.add(reader.read(messageId, entryKey, cursor));
+                status = cursor.getNext(key, noData, LockMode.READ_UNCOMMITTED);
             }
         }
         return page;
     }
 
+    /** Like {@link #readMessages(UUID, long[])} without knowing a queue that holds the messages. */
+    public List<StoredEntry> readMessages(long[] ids) {
+        return readMessages(null, ids);
+    }
+
     /**
      * Reads the metadata of the messages {@code ids}, in that order (null metadata for a message the store does not
      * hold), with the content of those whose content is inline: it was read anyway, and the queue reading its
-     * messages back delivers them next. Read committed: a queue reads back only messages whose commit completed
-     * before it paged them out.
+     * messages back delivers them next. A message is looked for in its entry in {@code likelyHolder} (may be null)
+     * first, then in its own record, then in every queue's entries. Read committed: a queue reads back only messages
+     * whose commit completed before it paged them out.
      */
-    public List<StoredEntry> readMessages(long[] ids) {
+    public List<StoredEntry> readMessages(UUID likelyHolder, long[] ids) {
         List<StoredEntry> page = new ArrayList<>(ids.length);
         DatabaseEntry value = new DatabaseEntry();
         for (long messageId : ids) {
-            if (metadata.get(null, new DatabaseEntry(RecordCodec.messageKey(messageId)), value,
+            HeldEntry held = likelyHolder == null ? null : heldEntryCommitted(likelyHolder, messageId);
+            if (held != null) {
+                page.add(held.message(messageId, true));
+            } else if (metadata.get(null, new DatabaseEntry(RecordCodec.messageKey(messageId)), value,
                     LockMode.READ_COMMITTED) == OperationStatus.SUCCESS) {
                 byte[] stored = value.getData();
                 page.add(new StoredEntry(messageId, RecordCodec.metadata(stored), RecordCodec.contentSize(stored),
                         RecordCodec.hasInlineContent(stored) ? RecordCodec.inlineContent(stored) : null));
             } else {
-                page.add(new StoredEntry(messageId, null, 0));
+                held = findHolder(null, null, messageId, false);
+                page.add(held != null ? held.message(messageId, true) : new StoredEntry(messageId, null, 0));
             }
         }
         return page;
+    }
+
+    /** The entry of {@code messageId} in queue {@code queueId} if it holds its message (read committed), else null. */
+    private HeldEntry heldEntryCommitted(UUID queueId, long messageId) {
+        try (Cursor cursor = entries.openCursor(null, CursorConfig.READ_COMMITTED)) {
+            return heldEntry(cursor, queueId, messageId, LockMode.DEFAULT);
+        }
     }
 
     /**
@@ -558,8 +857,13 @@ public final class StoreDatabases implements AutoCloseable {
         return (long) LONG_BIG_ENDIAN.get(bytes, offset);
     }
 
-    /** The highest stored message id, 0 when there is none. */
+    /** The highest id of a stored message or queue entry (an entry may hold its message), 0 when there is none. */
     public long highestMessageId() {
+        return Math.max(highestMessageRecordId(), highestEntryMessageId());
+    }
+
+    /** The highest id of a message with a record of its own, 0 when there is none. */
+    private long highestMessageRecordId() {
         DatabaseEntry key = new DatabaseEntry();
         DatabaseEntry noData = new DatabaseEntry();
         noData.setPartial(0, 0, true);
@@ -569,16 +873,27 @@ public final class StoreDatabases implements AutoCloseable {
         }
     }
 
+    /** Like {@link #readContent(UUID, long)} without knowing a queue that holds the message. */
+    public Optional<byte[]> readContent(long messageId) {
+        return readContent(null, messageId);
+    }
+
     /**
-     * Reads a message's content, empty when the message is not stored.
+     * Reads a message's content, empty when the message is not stored. Looks for it like
+     * {@link #readMessages(UUID, long[])}.
      *
      * @throws IllegalStateException when chunks are missing (a damaged store)
      */
-    public Optional<byte[]> readContent(long messageId) {
+    public Optional<byte[]> readContent(UUID likelyHolder, long messageId) {
+        HeldEntry held = likelyHolder == null ? null : heldEntryCommitted(likelyHolder, messageId);
+        if (held != null) {
+            return Optional.of(RecordCodec.inlineContent(held.value()));
+        }
         DatabaseEntry value = new DatabaseEntry();
         if (metadata.get(null, new DatabaseEntry(RecordCodec.messageKey(messageId)), value,
                 LockMode.READ_COMMITTED) != OperationStatus.SUCCESS) {
-            return Optional.empty();
+            held = findHolder(null, null, messageId, false);
+            return held == null ? Optional.empty() : Optional.of(RecordCodec.inlineContent(held.value()));
         }
         if (RecordCodec.hasInlineContent(value.getData())) {
             return Optional.of(RecordCodec.inlineContent(value.getData()));

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.SortedMap;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
@@ -269,9 +270,14 @@ public final class ReplicatedMessageStore implements MessageStore {
 
     @Override
     public CompletableFuture<byte[]> loadContent(long messageId) {
+        return loadContent(null, messageId);
+    }
+
+    @Override
+    public CompletableFuture<byte[]> loadContent(UUID holder, long messageId) {
         CompletableFuture<byte[]> result = new CompletableFuture<>();
         try {
-            reader.execute(() -> readContent(messageId, result));
+            reader.execute(() -> readContent(holder, messageId, result));
         } catch (RejectedExecutionException e) {
             result.completeExceptionally(notActive());
         }
@@ -280,6 +286,11 @@ public final class ReplicatedMessageStore implements MessageStore {
 
     @Override
     public CompletableFuture<List<StoredEntry>> readMessages(long[] ids) {
+        return readMessages(null, ids);
+    }
+
+    @Override
+    public CompletableFuture<List<StoredEntry>> readMessages(UUID holder, long[] ids) {
         CompletableFuture<List<StoredEntry>> result = new CompletableFuture<>();
         try {
             reader.execute(() -> {
@@ -289,7 +300,7 @@ public final class ReplicatedMessageStore implements MessageStore {
                     return;
                 }
                 try {
-                    result.complete(current.databases().readMessages(ids));
+                    result.complete(current.databases().readMessages(holder, ids));
                 } catch (RuntimeException e) {
                     result.completeExceptionally(ReplicationFailures.classify(e, settings.nodeName())
                             .map(ReplicationFailures.Verdict::error)
@@ -308,14 +319,14 @@ public final class ReplicatedMessageStore implements MessageStore {
         return true;
     }
 
-    private void readContent(long messageId, CompletableFuture<byte[]> result) {
+    private void readContent(UUID holder, long messageId, CompletableFuture<byte[]> result) {
         MasterSession current = machine.session();
         if (current == null) {
             result.completeExceptionally(notActive());
             return;
         }
         try {
-            Optional<byte[]> content = current.databases().readContent(messageId);
+            Optional<byte[]> content = current.databases().readContent(holder, messageId);
             if (content.isPresent()) {
                 result.complete(content.get());
             } else {

@@ -100,14 +100,14 @@ class StoreDatabasesTest {
     }
 
     @Test
-    void aVersion1StoreIsReadAsItIsAndMarkedVersion2BeforeAnythingInlineIsWritten() {
+    void aVersion1StoreIsReadAsItIsAndMarkedVersion3BeforeAnythingInlineIsWritten() {
         UUID queue = UUID.randomUUID();
         byte[] oldBody = {10, 20, 30};
         try (Environment env = environment()) {
             writeVersion1Store(env, queue, 3, new byte[] {7}, oldBody);
 
             try (StoreDatabases databases = StoreDatabases.open(env)) {
-                assertThat(schemaVersion(env)).isEqualTo(2);
+                assertThat(schemaVersion(env)).isEqualTo(StoreDatabases.SCHEMA_VERSION);
                 assertThat(databases.readContent(3)).hasValueSatisfying(read -> assertThat(read).isEqualTo(oldBody));
                 assertThat(databases.readEntries(queue, 0, 3, 10)).singleElement().satisfies(entry -> {
                     assertThat(entry.messageId()).isEqualTo(3);
@@ -253,7 +253,7 @@ class StoreDatabasesTest {
         }
     }
 
-    private static int schemaVersion(Environment env) {
+    static int schemaVersion(Environment env) {
         try (Database db = env.openDatabase(null, StoreDatabases.SCHEMA_DB,
                 new DatabaseConfig().setTransactional(true))) {
             DatabaseEntry value = new DatabaseEntry();

@@ -13,7 +13,12 @@ import java.util.UUID;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.tandembroker.core.config.BindingConfig;
 import org.tandembroker.core.config.ConfigException;
+import org.tandembroker.core.config.ExchangeConfig;
+import org.tandembroker.core.exchange.ExchangeType;
+import org.tandembroker.core.config.QueueConfig;
+import org.tandembroker.core.config.VirtualHostConfig;
 import org.tandembroker.core.message.MessageMetadata;
 import org.tandembroker.core.message.MetadataCodec;
 import org.tandembroker.core.queue.BrokerQueue;
@@ -235,6 +240,27 @@ class VirtualHostOnBdbStoreTest {
 
             assertThat(consumer.next(3)).extracting(VirtualHostHarness::text).containsExactly("m2", "m3", "m4");
             assertThat(consumer.pending()).isZero();
+        }
+    }
+
+    @Test
+    void aMessageOnADurableAndANonDurableQueueStaysReadableForTheNonDurableOneWhenTheDurableQueueIsDeleted()
+            throws Exception {
+        StoreFixture fixture = new StoreFixture(work);
+        VirtualHostConfig config = VirtualHostHarness.config(false, VirtualHostHarness.DEFAULTS,
+                List.of(new QueueConfig("orders", true, 0, 0, 0, 0, null),
+                        new QueueConfig("live", false, 0, 0, 0, 0, null)),
+                List.of(new ExchangeConfig("fan", ExchangeType.FANOUT, true)),
+                List.of(new BindingConfig("fan", "orders", ""), new BindingConfig("fan", "live", "")));
+        // no body stays on the heap: every delivery reads the store
+        try (VirtualHostHarness harness = new VirtualHostHarness(config, bdbStores(fixture), 0)) {
+            harness.publish("fan", "shared");
+            BrokerQueue orders = harness.host().queue("orders").orElseThrow();
+            harness.host().deleteQueue(orders, "a test").get(30, java.util.concurrent.TimeUnit.SECONDS);
+
+            RecordingConsumer live = new RecordingConsumer();
+            harness.host().subscribe("live", live, SubscriptionOptions.AT_LEAST_ONCE).join().addCredit(1);
+            assertThat(receive(live, 1, true)).containsExactly("shared");
         }
     }
 }
