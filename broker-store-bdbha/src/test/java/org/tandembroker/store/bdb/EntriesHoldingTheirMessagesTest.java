@@ -1,6 +1,8 @@
 package org.tandembroker.store.bdb;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.tandembroker.store.bdb.StoreDatabasesTest.put;
+import static org.tandembroker.store.bdb.StoreDatabasesTest.recordsIn;
 
 import com.sleepycat.je.Database;
 import com.sleepycat.je.DatabaseConfig;
@@ -269,17 +271,5 @@ class EntriesHoldingTheirMessagesTest {
 
     private static ConfigRecord queueRecord(UUID queue) {
         return new ConfigRecord(queue, ConfigRecord.QUEUE, Map.of("name", "orders"));
-    }
-
-    private static void put(Environment env, DatabaseConfig create, String database, byte[] key, byte[] value) {
-        try (Database db = env.openDatabase(null, database, create)) {
-            db.put(null, new DatabaseEntry(key), new DatabaseEntry(value));
-        }
-    }
-
-    private static long recordsIn(Environment env, String database) {
-        try (Database db = env.openDatabase(null, database, new DatabaseConfig().setTransactional(true))) {
-            return db.count();
-        }
     }
 }

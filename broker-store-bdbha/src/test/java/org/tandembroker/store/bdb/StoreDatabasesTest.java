@@ -241,13 +241,13 @@ class StoreDatabasesTest {
                 java.util.Map.of("name", "orders"));
     }
 
-    private static void put(Environment env, DatabaseConfig create, String database, byte[] key, byte[] value) {
+    static void put(Environment env, DatabaseConfig create, String database, byte[] key, byte[] value) {
         try (Database db = env.openDatabase(null, database, create)) {
             db.put(null, new DatabaseEntry(key), new DatabaseEntry(value));
         }
     }
 
-    private static long recordsIn(Environment env, String database) {
+    static long recordsIn(Environment env, String database) {
         try (Database db = env.openDatabase(null, database, new DatabaseConfig().setTransactional(true))) {
             return db.count();
         }
