@@ -802,18 +802,23 @@ public final class StoreDatabases implements AutoCloseable {
     public List<StoredEntry> readMessages(UUID likelyHolder, long[] ids) {
         List<StoredEntry> page = new ArrayList<>(ids.length);
         DatabaseEntry value = new DatabaseEntry();
-        for (long messageId : ids) {
-            HeldEntry held = likelyHolder == null ? null : heldEntryCommitted(likelyHolder, messageId);
-            if (held != null) {
-                page.add(held.message(messageId, true));
-            } else if (metadata.get(null, new DatabaseEntry(RecordCodec.messageKey(messageId)), value,
-                    LockMode.READ_COMMITTED) == OperationStatus.SUCCESS) {
-                byte[] stored = value.getData();
-                page.add(new StoredEntry(messageId, RecordCodec.metadata(stored), RecordCodec.contentSize(stored),
-                        RecordCodec.hasInlineContent(stored) ? RecordCodec.inlineContent(stored) : null));
-            } else {
-                held = findHolder(null, null, messageId, false);
-                page.add(held != null ? held.message(messageId, true) : new StoredEntry(messageId, null, 0));
+        // One cursor over the holder's entries for the whole page (a null resource is not closed).
+        try (Cursor holderEntries = likelyHolder == null ? null
+                : entries.openCursor(null, CursorConfig.READ_COMMITTED)) {
+            for (long messageId : ids) {
+                HeldEntry held = holderEntries == null ? null
+                        : heldEntry(holderEntries, likelyHolder, messageId, LockMode.DEFAULT);
+                if (held != null) {
+                    page.add(held.message(messageId, true));
+                } else if (metadata.get(null, new DatabaseEntry(RecordCodec.messageKey(messageId)), value,
+                        LockMode.READ_COMMITTED) == OperationStatus.SUCCESS) {
+                    byte[] stored = value.getData();
+                    page.add(new StoredEntry(messageId, RecordCodec.metadata(stored), RecordCodec.contentSize(stored),
+                            RecordCodec.hasInlineContent(stored) ? RecordCodec.inlineContent(stored) : null));
+                } else {
+                    held = findHolder(null, null, messageId, false);
+                    page.add(held != null ? held.message(messageId, true) : new StoredEntry(messageId, null, 0));
+                }
             }
         }
         return page;
