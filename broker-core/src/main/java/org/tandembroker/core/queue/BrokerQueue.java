@@ -446,6 +446,12 @@ public final class BrokerQueue {
         }
     }
 
+    /** A consumer asked to drain its credit (executor). */
+    void requestDrain(QueueConsumer consumer) {
+        dispatcher.requestDrain(consumer);
+        dispatch();
+    }
+
     void dispatch() {
         assert executor.inExecutor() : executor;
         if (!deleted) {

@@ -27,6 +27,8 @@ final class Dispatcher {
     private final List<QueueConsumer> consumers = new ArrayList<>();
     private final MessageGroups groups = new MessageGroups();
     private int nextConsumer;
+    /** Consumers that asked to drain and were not yet told they are drained, in the order they asked. */
+    private final List<QueueConsumer> draining = new ArrayList<>(0);
     /** See {@link #consumerFoundNothing()}. */
     private boolean consumerFoundNothing;
 
@@ -64,6 +66,7 @@ final class Dispatcher {
         assert executor.inExecutor() : executor;
         consumer.closed = true;
         consumers.remove(consumer);
+        draining.remove(consumer);
         if (consumer.cursor != null) {
             entries.closeCursor(consumer.cursor);
             consumer.cursor = null;
@@ -97,7 +100,17 @@ final class Dispatcher {
             consumer.target.closedByBroker(reason);
         }
         consumers.clear();
+        draining.clear();
         groups.clear();
+    }
+
+    /** The consumer asked to use up its credit or give it back: it is told once it has nothing more coming. */
+    void requestDrain(QueueConsumer consumer) {
+        assert executor.inExecutor() : executor;
+        if (!consumer.drainRequested) {
+            consumer.drainRequested = true;
+            draining.add(consumer);
+        }
     }
 
     /**
@@ -127,7 +140,12 @@ final class Dispatcher {
         return consumerFoundNothing;
     }
 
-    /** Hands available entries to consumers with credit, round robin. */
+    /**
+     * Hands available entries to consumers with credit, round robin. It stops at the first consumer with credit
+     * that finds nothing once nothing at all is available, so a dispatch costs what it hands out, not the number of
+     * consumers (a queue with hundreds of consumers dispatches on every enqueue and every credit); the next one
+     * starts where a full round would have left it, right after the last consumer served.
+     */
     void dispatch() {
         assert executor.inExecutor() : executor;
         consumerFoundNothing = false;
@@ -137,6 +155,7 @@ final class Dispatcher {
         long now = host.nowMillis();
         int size = consumers.size();
         int withoutWork = 0;
+        int afterLastServed = nextConsumer;
         while (withoutWork < size) {
             QueueConsumer consumer = consumers.get(nextConsumer++ % size);
             if (nextConsumer >= size) {
@@ -149,6 +168,10 @@ final class Dispatcher {
             QueueEntry entry = consumer.browsing ? nextUnexpired(consumer, now) : nextAvailable(consumer, now);
             if (entry == null) {
                 consumerFoundNothing = true;
+                if (entries.nothingAvailable() && !groups.hasWaiting()) {
+                    nextConsumer = afterLastServed; // no other consumer can find anything either
+                    break;
+                }
                 withoutWork++;
                 continue;
             }
@@ -158,9 +181,12 @@ final class Dispatcher {
             } else {
                 handOver(entry, consumer);
             }
+            afterLastServed = nextConsumer;
         }
-        for (QueueConsumer consumer : consumers) { // completeDrainIfDone never changes the list
-            completeDrainIfDone(consumer);
+        if (!draining.isEmpty()) {
+            for (QueueConsumer consumer : List.copyOf(draining)) {
+                completeDrainIfDone(consumer);
+            }
         }
     }
 
@@ -275,6 +301,7 @@ final class Dispatcher {
     private void completeDrainIfDone(QueueConsumer consumer) {
         if (consumer.drainRequested && consumer.outbox.isEmpty()) {
             consumer.drainRequested = false;
+            draining.remove(consumer);
             consumer.credit = 0;
             consumer.target.drained();
         }

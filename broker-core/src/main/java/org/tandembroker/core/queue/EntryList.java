@@ -130,6 +130,14 @@ final class EntryList {
         return priorityOrder ? Math.max(0, Math.min(LEVELS - 1, message.metadata().priority())) : 0;
     }
 
+    /**
+     * No entry, new or returned, is available: no consumer, with a filter, browsing or neither, can take or be shown
+     * anything from this list now (messages of groups waiting for their owner are not in it).
+     */
+    boolean nothingAvailable() {
+        return nonEmptyLevels == 0 && returned.isEmpty();
+    }
+
     /** New entries (not returned ones) on every level. */
     int newEntries() {
         return newEntries;

@@ -68,8 +68,7 @@ final class QueueConsumer implements Subscription {
     public void drain() {
         queue.executor().execute(() -> {
             if (!closed) {
-                drainRequested = true;
-                queue.dispatch();
+                queue.requestDrain(this);
             }
         });
     }
