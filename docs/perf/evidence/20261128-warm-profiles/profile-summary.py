@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Summarise async-profiler collapsed stacks (-e cpu -i 1ms -t -o collapsed) of one matrix cell.
 
-Usage: profile-summary.py RUN_FOLDER [N]   (N: the cell's clients, default 64; the folder holds run.log, broker.txt, replica.txt, client.txt from profrun.sh)
+Usage: profile-summary.py RUN_FOLDER [N]   (N: the cell's clients, default 64; the folder holds run.log, broker.txt, replica.txt (not for a standalone broker), client.txt from profrun.sh or prof256.sh)
 Prints, per process, the samples (1 ms of CPU each), the CPU per message over the profiled 30 s (messages from the
 matrix's 5 s progress lines that fall in it) and where the samples went.
 """
@@ -41,6 +41,8 @@ folder = sys.argv[1]
 messages, rates = profiled_messages(os.path.join(folder, 'run.log'), sys.argv[2] if len(sys.argv) > 2 else '64')
 print(f'{folder}: window progress (msg/s per 5 s) {rates}; about {messages:,} messages in the profiled 30 s')
 for name in ('broker', 'replica', 'client'):
+    if not os.path.exists(os.path.join(folder, name + '.txt')):
+        continue  # a standalone broker's cell has no replica
     counts, total = summarise(os.path.join(folder, name + '.txt'))
     print(f'  {name}: {total:,} samples, {1000 * total / messages:.0f} µs per message')
     for key, n in counts.most_common():
