@@ -1,13 +1,12 @@
 #!/usr/bin/env python3
 """dispatch-share.py COLLAPSED US_PER_MESSAGE: the share of a Tandem broker's samples under the queue's
-Dispatcher.dispatch (and what it calls), and its samples per thread group, from async-profiler's collapsed stacks."""
-import collections, re, sys
+Dispatcher.dispatch, and what it calls, from async-profiler's collapsed stacks (per thread group: threads.py)."""
+import collections, sys
 path, per_message = sys.argv[1], float(sys.argv[2])
-total = 0; inside = 0; callee = collections.Counter(); threads = collections.Counter()
+total = 0; inside = 0; callee = collections.Counter()
 for line in open(path):
     stack, n = line.rstrip().rsplit(' ', 1); n = int(n); total += n
     parts = stack.split(';')
-    threads[re.sub(r'[-_ ]?\d+(\]|$)', r'\1', re.sub(r' tid=\d+', '', parts[0]))] += n
     at = [i for i, p in enumerate(parts) if p == 'org/tandembroker/core/queue/Dispatcher.dispatch']
     if at:
         inside += n
@@ -17,6 +16,3 @@ print(f'{total:,} samples; Dispatcher.dispatch and below: {inside:,} ({100 * ins
       f'{per_message * inside / total:.1f} µs of the {per_message:.0f} per message)')
 for name, n in callee.most_common(6):
     print(f'    {n:6,}  {name}')
-print('per thread group:')
-for name, n in threads.most_common(10):
-    print(f'    {100 * n / total:5.1f} %  {name}')

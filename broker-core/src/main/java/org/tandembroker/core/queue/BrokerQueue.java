@@ -446,12 +446,6 @@ public final class BrokerQueue {
         }
     }
 
-    /** A consumer asked to drain its credit (executor). */
-    void requestDrain(QueueConsumer consumer) {
-        dispatcher.requestDrain(consumer);
-        dispatch();
-    }
-
     void dispatch() {
         assert executor.inExecutor() : executor;
         if (!deleted) {

@@ -27,8 +27,6 @@ final class Dispatcher {
     private final List<QueueConsumer> consumers = new ArrayList<>();
     private final MessageGroups groups = new MessageGroups();
     private int nextConsumer;
-    /** Consumers that asked to drain and were not yet told they are drained, in the order they asked. */
-    private final List<QueueConsumer> draining = new ArrayList<>(0);
     /** See {@link #consumerFoundNothing()}. */
     private boolean consumerFoundNothing;
 
@@ -66,7 +64,6 @@ final class Dispatcher {
         assert executor.inExecutor() : executor;
         consumer.closed = true;
         consumers.remove(consumer);
-        draining.remove(consumer);
         if (consumer.cursor != null) {
             entries.closeCursor(consumer.cursor);
             consumer.cursor = null;
@@ -100,17 +97,7 @@ final class Dispatcher {
             consumer.target.closedByBroker(reason);
         }
         consumers.clear();
-        draining.clear();
         groups.clear();
-    }
-
-    /** The consumer asked to use up its credit or give it back: it is told once it has nothing more coming. */
-    void requestDrain(QueueConsumer consumer) {
-        assert executor.inExecutor() : executor;
-        if (!consumer.drainRequested) {
-            consumer.drainRequested = true;
-            draining.add(consumer);
-        }
     }
 
     /**
@@ -141,10 +128,10 @@ final class Dispatcher {
     }
 
     /**
-     * Hands available entries to consumers with credit, round robin. It stops at the first consumer with credit
-     * that finds nothing once nothing at all is available, so a dispatch costs what it hands out, not the number of
-     * consumers (a queue with hundreds of consumers dispatches on every enqueue and every credit); the next one
-     * starts where a full round would have left it, right after the last consumer served.
+     * Hands available entries to consumers with credit, round robin. The search stops at the first consumer with
+     * credit that finds nothing once nothing at all is available, instead of asking every other consumer too (a queue
+     * with hundreds of consumers dispatches on every enqueue and every credit); the next dispatch starts where a full
+     * round would have left it, right after the last consumer served.
      */
     void dispatch() {
         assert executor.inExecutor() : executor;
@@ -183,10 +170,8 @@ final class Dispatcher {
             }
             afterLastServed = nextConsumer;
         }
-        if (!draining.isEmpty()) {
-            for (QueueConsumer consumer : List.copyOf(draining)) {
-                completeDrainIfDone(consumer);
-            }
+        for (QueueConsumer consumer : consumers) { // completeDrainIfDone never changes the list
+            completeDrainIfDone(consumer);
         }
     }
 
@@ -301,7 +286,6 @@ final class Dispatcher {
     private void completeDrainIfDone(QueueConsumer consumer) {
         if (consumer.drainRequested && consumer.outbox.isEmpty()) {
             consumer.drainRequested = false;
-            draining.remove(consumer);
             consumer.credit = 0;
             consumer.target.drained();
         }

@@ -68,7 +68,8 @@ final class QueueConsumer implements Subscription {
     public void drain() {
         queue.executor().execute(() -> {
             if (!closed) {
-                queue.requestDrain(this);
+                drainRequested = true;
+                queue.dispatch();
             }
         });
     }
