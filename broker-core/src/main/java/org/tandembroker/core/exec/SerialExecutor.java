@@ -35,6 +35,21 @@ public final class SerialExecutor implements Executor {
         scheduleIfIdle();
     }
 
+    /**
+     * Like {@link #execute}, but when this executor is idle (no task running or waiting) the calling thread runs
+     * the task itself, and whatever was queued behind it in the meantime (one turn at most, the rest then goes to
+     * the pool), instead of waking a pool thread for it. For a short task handed over by a thread that has just
+     * finished its own work (a commit's completion enqueueing its message): it saves the pool thread's wake-up and
+     * the wait for a core. The order and one-at-a-time guarantees are those of {@link #execute}. The caller must
+     * not hold a lock that this executor's tasks take.
+     */
+    public void executeHereIfIdle(Runnable task) {
+        tasks.add(task);
+        if (scheduled.compareAndSet(false, true)) {
+            runSome();
+        }
+    }
+
     /** True when the calling thread is currently running this executor's tasks. */
     public boolean inExecutor() {
         return CURRENT.get() == this;
@@ -47,6 +62,7 @@ public final class SerialExecutor implements Executor {
     }
 
     private void runSome() {
+        SerialExecutor outer = CURRENT.get(); // set when one executor's task ran another's here (executeHereIfIdle)
         CURRENT.set(this);
         try {
             for (int i = 0; i < TASKS_PER_TURN; i++) {
@@ -61,7 +77,11 @@ public final class SerialExecutor implements Executor {
                 }
             }
         } finally {
-            CURRENT.remove();
+            if (outer == null) {
+                CURRENT.remove();
+            } else {
+                CURRENT.set(outer);
+            }
             scheduled.set(false);
         }
         if (!tasks.isEmpty()) {

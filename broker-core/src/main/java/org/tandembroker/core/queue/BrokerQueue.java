@@ -250,7 +250,9 @@ public final class BrokerQueue {
      */
     public void enqueue(ServerMessage message) {
         depth.enqueued(message.metadata().contentSize());
-        executor.execute(() -> {
+        // Called where a commit completed (a store thread) or a message needed no commit: when the queue is idle,
+        // that thread places and dispatches the message itself instead of waking a queue worker for it.
+        executor.executeHereIfIdle(() -> {
             if (deleted) {
                 cancelReservation(message.metadata().contentSize());
                 removal.removeWithoutEntries(List.of(message));

@@ -54,7 +54,9 @@ final class EntryDelivery implements Delivery {
             return queue.acceptInTransaction(entry, consumer, transaction);
         }
         CompletableFuture<Void> done = new CompletableFuture<>();
-        queue.executor().execute(() -> queue.accepted(entry, consumer, done));
+        // Called on the consumer's connection thread: when the queue is idle, that thread settles the entry and
+        // dispatches the next one itself instead of waking a queue worker for each acknowledgement.
+        queue.executor().executeHereIfIdle(() -> queue.accepted(entry, consumer, done));
         return done;
     }
 

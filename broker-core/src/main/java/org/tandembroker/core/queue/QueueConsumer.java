@@ -56,7 +56,8 @@ final class QueueConsumer implements Subscription {
         if (moreCredit <= 0) {
             return;
         }
-        queue.executor().execute(() -> {
+        // Called on the consumer's connection thread: when the queue is idle, that thread dispatches itself.
+        queue.executor().executeHereIfIdle(() -> {
             if (!closed) {
                 credit += moreCredit;
                 queue.dispatch();
