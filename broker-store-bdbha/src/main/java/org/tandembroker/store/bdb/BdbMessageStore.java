@@ -27,6 +27,7 @@ import org.slf4j.LoggerFactory;
 import org.tandembroker.core.BrokerException;
 import org.tandembroker.core.ErrorKind;
 import org.tandembroker.core.exec.NamedThreadFactory;
+import org.tandembroker.store.bdb.logfile.PrefilledLogFiles;
 import org.tandembroker.core.exec.OwningThread;
 import org.tandembroker.core.exec.Uninterruptibly;
 import org.tandembroker.core.oplog.LogCode;
@@ -91,6 +92,8 @@ public final class BdbMessageStore implements MessageStore {
     private volatile String openFailure;
     private volatile StoreRoleListener listener;
     private volatile Environment environment;
+    /** The store directory registered for prefilled log files while the environment is open (lifecycle thread). */
+    private PrefilledLogFiles.Registration prefilledLogFiles;
     private volatile StoreDatabases databases;
     private volatile CoalescingCommitter<ChangeSet> committer;
 
@@ -147,12 +150,21 @@ public final class BdbMessageStore implements MessageStore {
             LOG.warn("{}: ignoring {}: the store's JE parameters come only from <envConfig> in {}", name,
                     path.resolve("je.properties"), settings.sourceFile());
         }
-        Environment env = new Environment(path.toFile(), settings.environmentConfig());
+        prefilledLogFiles = PrefilledLogFiles.register(path,
+                PrefilledLogFiles.logFileMax(settings.environmentConfig()));
+        Environment env;
+        try {
+            env = new Environment(path.toFile(), settings.environmentConfig());
+        } catch (RuntimeException e) {
+            releasePrefilledLogFiles();
+            throw e;
+        }
         StoreDatabases dbs;
         try {
             dbs = StoreDatabases.open(env);
         } catch (RuntimeException e) {
             closeQuietly(env);
+            releasePrefilledLogFiles();
             throw e;
         }
         nextMessageId.accumulateAndGet(dbs.highestMessageId() + 1, Math::max);
@@ -404,6 +416,7 @@ public final class BdbMessageStore implements MessageStore {
         if (env != null) {
             closeQuietly(env);
         }
+        releasePrefilledLogFiles();
         lifecycle.shutdown();
         if (previous != State.NEW) {
             context.operationalLog().log(LogCode.MST_1003, name);
@@ -441,6 +454,14 @@ public final class BdbMessageStore implements MessageStore {
         State current = state.get();
         return new BrokerException(ErrorKind.NOT_ACTIVE, name + " is not open (" + current
                 + (current == State.FAILED ? ": " + openFailure : "") + ")");
+    }
+
+    private void releasePrefilledLogFiles() {
+        PrefilledLogFiles.Registration registration = prefilledLogFiles;
+        prefilledLogFiles = null;
+        if (registration != null) {
+            registration.close();
+        }
     }
 
     private void closeQuietly(Environment env) {

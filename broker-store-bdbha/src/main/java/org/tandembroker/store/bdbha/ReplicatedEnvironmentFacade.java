@@ -1,6 +1,7 @@
 package org.tandembroker.store.bdbha;
 
 import com.sleepycat.je.DbInternal;
+import com.sleepycat.je.Durability;
 import com.sleepycat.je.EnvironmentFailureException;
 import com.sleepycat.je.EnvironmentLockedException;
 import com.sleepycat.je.dbi.EnvironmentImpl;
@@ -42,6 +43,7 @@ import org.tandembroker.core.exec.NamedThreadFactory;
 import org.tandembroker.core.exec.OwningThread;
 import org.tandembroker.core.oplog.LogCode;
 import org.tandembroker.core.oplog.OperationalLog;
+import org.tandembroker.store.bdb.logfile.PrefilledLogFiles;
 import org.tandembroker.store.bdbha.channel.ChannelRefusals;
 
 /**
@@ -90,6 +92,8 @@ final class ReplicatedEnvironmentFacade {
     private int diskFullRetries;
     /** Role thread only: whether the store directory held log files before this process first opened it. */
     private Boolean storeExistedAtStart;
+    /** While an environment is open (or opening): its directory registered for prefilled log files. */
+    private PrefilledLogFiles.Registration prefilledLogFiles;
 
     ReplicatedEnvironmentFacade(ReplicatedStoreSettings settings, NodeAddresses published,
                                 OperationalLog operationalLog, OwningThread roleThread) {
@@ -129,6 +133,30 @@ final class ReplicatedEnvironmentFacade {
     /** Opens the environment; JE's state changes (at once, then on every change) go to {@code changes}. */
     NodeEnvironment.OpenOutcome open(int attempt, boolean designatedPrimary, NodeEnvironment.StateChanges changes) {
         assert roleThread.isCurrent() : roleThread.violation();
+        releasePrefilledLogFiles();
+        try {
+            prefilledLogFiles = PrefilledLogFiles.register(settings.storePath(),
+                    PrefilledLogFiles.logFileMax(settings.environmentConfig()));
+        } catch (IOException | RuntimeException e) {
+            LOG.warn("Node {}: JE's log files will not be prefilled: {}", settings.nodeName(), e.toString());
+        }
+        NodeEnvironment.OpenOutcome outcome = openEnvironment(attempt, designatedPrimary, changes);
+        if (environment == null) {
+            releasePrefilledLogFiles();
+        }
+        return outcome;
+    }
+
+    private void releasePrefilledLogFiles() {
+        PrefilledLogFiles.Registration registration = prefilledLogFiles;
+        prefilledLogFiles = null;
+        if (registration != null) {
+            registration.close();
+        }
+    }
+
+    private NodeEnvironment.OpenOutcome openEnvironment(int attempt, boolean designatedPrimary,
+                                                        NodeEnvironment.StateChanges changes) {
         ReplicatedEnvironment env;
         Thread self = Thread.currentThread();
         String threadName = self.getName();
@@ -212,8 +240,13 @@ final class ReplicatedEnvironmentFacade {
         openedBefore = true;
         published.encode().ifPresent(appState -> env.registerAppStateMonitor(() -> appState));
         // JE calls the listener at once with the current state, then on every change, on its own threads.
+        PrefilledLogFiles.Registration logFiles = prefilledLogFiles;
+        boolean replicasFsync = settings.commitDurability().getReplicaSync() == Durability.SyncPolicy.SYNC;
         env.setStateChangeListener(event -> {
             ReplicatedEnvironment.State state = event.getState();
+            if (logFiles != null) {
+                logFiles.fsyncsCommits(state.isMaster() || replicasFsync);
+            }
             changes.stateChanged(NodeRole.of(state),
                     state.isActive() ? Optional.of(event.getMasterNodeName()) : Optional.empty());
         });
@@ -370,6 +403,8 @@ final class ReplicatedEnvironmentFacade {
             // An invalid environment reports why it is invalid again; it is closed in every other respect.
             LOG.info("Node {}: closing the replicated environment reported: {}", settings.nodeName(),
                     ReplicationFailures.firstLine(e));
+        } finally {
+            releasePrefilledLogFiles();
         }
     }
 
