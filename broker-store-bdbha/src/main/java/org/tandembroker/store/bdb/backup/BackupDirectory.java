@@ -3,6 +3,7 @@ package org.tandembroker.store.bdb.backup;
 import com.sleepycat.je.Environment;
 import com.sleepycat.je.util.LogVerificationException;
 import com.sleepycat.je.util.LogVerificationInputStream;
+import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
@@ -76,6 +77,15 @@ final class BackupDirectory {
      * @throws BackupException when the file fails verification or cannot be copied
      */
     long copyVerified(Environment env, Path storeDirectory, String name) {
+        return copyVerified(env, storeDirectory, name, Long.MAX_VALUE);
+    }
+
+    /**
+     * Copies the first {@code upTo} bytes of log file {@code name} (all of it when shorter), verifying each entry:
+     * for the last file of a stopped store, whose end beyond the log's recovered end (a torn write, or the zeros
+     * of a prefilled file) JE's recovery cuts off.
+     */
+    long copyVerified(Environment env, Path storeDirectory, String name, long upTo) {
         Path source = storeDirectory.resolve(name);
         Path destination = directory.resolve(name);
         String simpleName = source.getFileName().toString();
@@ -83,7 +93,8 @@ final class BackupDirectory {
         try {
             Files.createDirectories(destination.getParent());
             written.add(destination);
-            try (InputStream in = new LogVerificationInputStream(env, Files.newInputStream(source), simpleName);
+            try (InputStream in = new LogVerificationInputStream(env, limited(Files.newInputStream(source), upTo),
+                    simpleName);
                  FileChannel out = FileChannel.open(destination, StandardOpenOption.CREATE_NEW,
                          StandardOpenOption.WRITE)) {
                 byte[] buffer = new byte[BUFFER_BYTES];
@@ -105,6 +116,39 @@ final class BackupDirectory {
                     + BackupException.firstLine(e));
         }
         return copied;
+    }
+
+    private static InputStream limited(InputStream in, long limit) {
+        if (limit == Long.MAX_VALUE) {
+            return in;
+        }
+        return new FilterInputStream(in) {
+            private long left = limit;
+
+            @Override
+            public int read() throws IOException {
+                if (left <= 0) {
+                    return -1;
+                }
+                int b = super.read();
+                if (b >= 0) {
+                    left--;
+                }
+                return b;
+            }
+
+            @Override
+            public int read(byte[] b, int off, int len) throws IOException {
+                if (left <= 0) {
+                    return -1;
+                }
+                int read = super.read(b, off, (int) Math.min(len, left));
+                if (read > 0) {
+                    left -= read;
+                }
+                return read;
+            }
+        };
     }
 
     /** Writes the manifest (last: its presence marks a complete backup) and forces the directory to disk. */

@@ -1,10 +1,12 @@
 package org.tandembroker.store.bdb.backup;
 
 import com.sleepycat.je.CheckpointConfig;
+import com.sleepycat.je.DbInternal;
 import com.sleepycat.je.Environment;
 import com.sleepycat.je.EnvironmentConfig;
 import com.sleepycat.je.rep.LogOverwriteException;
 import com.sleepycat.je.util.DbBackup;
+import com.sleepycat.je.utilint.DbLsn;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -158,9 +160,16 @@ public final class StoreBackup {
         Environment environment = openReadOnly(store);
         try {
             List<String> names = logFiles(store);
+            // The log as JE's recovery found it: a killed broker's last file may go on beyond its last entry (a
+            // torn write, or the zeros of a prefilled log file), which the next open cuts off; the copy stops there.
+            long endOfLog = DbInternal.getNonNullEnvImpl(environment).getFileManager().getNextLsn();
+            long lastFileNumber = DbLsn.getFileNumber(endOfLog);
             List<BackupReport.CopiedFile> copied = new ArrayList<>();
             for (String name : names) {
-                copied.add(new BackupReport.CopiedFile(name, target.copyVerified(environment, store, name)));
+                String fileName = Path.of(name).getFileName().toString();
+                long upTo = Long.parseLong(fileName.substring(0, 8), 16) == lastFileNumber
+                        ? DbLsn.getFileOffset(endOfLog) : Long.MAX_VALUE;
+                copied.add(new BackupReport.CopiedFile(name, target.copyVerified(environment, store, name, upTo)));
             }
             String last = Path.of(names.get(names.size() - 1)).getFileName().toString();
             BackupReport report = new BackupReport(store, target.path(), "copy of the stopped store (no broker had it"

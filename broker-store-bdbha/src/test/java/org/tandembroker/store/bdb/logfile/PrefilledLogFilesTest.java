@@ -23,6 +23,8 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.tandembroker.store.bdb.backup.BackupReport;
+import org.tandembroker.store.bdb.backup.StoreBackup;
 import org.junit.jupiter.api.io.TempDir;
 
 class PrefilledLogFilesTest {
@@ -94,6 +96,31 @@ class PrefilledLogFilesTest {
             assertThat(readAll(env)).isEqualTo(900);
         }
         assertNoZeroTails(crashed);
+    }
+
+    @Test
+    void aStoppedStoreWhoseLastFileHoldsZerosIsBackedUpToItsLastEntry() throws Exception {
+        Path store = temp.resolve("store");
+        Path killed = temp.resolve("killed");
+        try (PrefilledLogFiles.Registration registration = PrefilledLogFiles.register(store, FILE_MAX);
+             Environment env = open(store)) {
+            awaitSpare(store);
+            write(env, 0, 800);
+            Files.createDirectories(killed);
+            for (Path file : logFiles(store)) { // what a kill -9 leaves
+                Files.copy(file, killed.resolve(file.getFileName()));
+            }
+        }
+        Path backup = temp.resolve("backup");
+        BackupReport report = StoreBackup.copyIfStopped(killed, backup).orElseThrow();
+
+        assertThat(report.files()).isNotEmpty();
+        Path copiedLast = lastLogFile(backup);
+        assertThat(Files.size(copiedLast)).isLessThan(Files.size(killed.resolve(copiedLast.getFileName())));
+        assertThat(endsInZeros(copiedLast)).isFalse();
+        try (Environment env = open(backup)) {
+            assertThat(readAll(env)).isEqualTo(800);
+        }
     }
 
     @Test
