@@ -154,7 +154,7 @@ public final class BdbMessageStore implements MessageStore {
                 PrefilledLogFiles.logFileMax(settings.environmentConfig()));
         Environment env;
         try {
-            env = new Environment(path.toFile(), settings.environmentConfig());
+            env = new Environment(path.toFile(), PrefilledLogFiles.adjusted(settings.environmentConfig()));
         } catch (RuntimeException e) {
             releasePrefilledLogFiles();
             throw e;

@@ -188,7 +188,8 @@ final class ReplicatedEnvironmentFacade {
                 opening[0] = self;
             }
             try {
-                env = new ReplicatedEnvironment(path.toFile(), repConfig, settings.environmentConfig());
+                env = new ReplicatedEnvironment(path.toFile(), repConfig,
+                        PrefilledLogFiles.adjusted(settings.environmentConfig()));
             } finally {
                 synchronized (opening) {
                     opening[0] = null;

@@ -37,6 +37,11 @@ import org.slf4j.LoggerFactory;
  * only; {@link #register} deletes such a file before JE opens the store (it holds nothing), so that JE opens it
  * as it was before the switch.
  *
+ * <p><b>Off by default</b> ({@code -Dtandem.store.prefillLogFiles=true} turns it on). JE's daily verifier
+ * ({@code je.env.verifyLog}) reads every log file as it is on disk, the one being written included, and takes the
+ * zeros after its last entry for corruption: it would mark the store for restore. With prefilling on, the stores
+ * therefore open without it ({@link #adjusted}); a verifier of the complete files only would let it be the default.
+ *
  * <p><b>Threads.</b> JE's threads call the factory; each registered directory's state is guarded by its own
  * monitor ({@link StoreDirectory}); a file's written length by its {@link LogFileTail}. The spare is written on
  * {@code je-log-prefill}. If JE changes its factory, {@code PrefilledLogFilesTest} fails and JE's files are used.
@@ -44,8 +49,8 @@ import org.slf4j.LoggerFactory;
 public final class PrefilledLogFiles {
     private static final Logger LOG = LoggerFactory.getLogger(PrefilledLogFiles.class);
     private static final Map<Path, StoreDirectory> DIRECTORIES = new ConcurrentHashMap<>();
-    /** {@code -Dtandem.store.prefillLogFiles=false} lets JE append to its log files as it does by itself. */
-    static final boolean ENABLED = !"false".equalsIgnoreCase(System.getProperty("tandem.store.prefillLogFiles"));
+    /** The system property that turns prefilled log files on ({@code true}); off by default, see the class comment. */
+    public static final String ENABLING_PROPERTY = "tandem.store.prefillLogFiles";
     private static final long JE_DEFAULT_LOG_FILE_MAX = 10_000_000L;
     private static boolean installed;
 
@@ -86,7 +91,7 @@ public final class PrefilledLogFiles {
         if (logFileMax <= 0) {
             throw new IllegalArgumentException("logFileMax must be positive: " + logFileMax);
         }
-        if (!ENABLED || !install()) {
+        if (!enabled() || !install()) {
             return NOTHING_REGISTERED;
         }
         Path home = storeDirectory.toAbsolutePath().normalize();
@@ -117,6 +122,24 @@ public final class PrefilledLogFiles {
                 directory.close();
             }
         };
+    }
+
+    /** True when {@code -Dtandem.store.prefillLogFiles=true}. */
+    public static boolean enabled() {
+        return Boolean.getBoolean(ENABLING_PROPERTY);
+    }
+
+    /**
+     * The environment configuration a store opens with: when prefilled log files are on, without JE's daily log
+     * verification ({@code je.env.verifyLog}), which reads the log file being written as it is on disk and would
+     * take its zeros for corruption (and mark the store for restore). JE's B-tree verification stays, and every read
+     * still checks its entry's checksum.
+     */
+    public static EnvironmentConfig adjusted(EnvironmentConfig config) {
+        if (enabled()) {
+            config.setConfigParam(EnvironmentConfig.VERIFY_LOG, "false");
+        }
+        return config;
     }
 
     /** The largest log file {@code config} lets JE write ({@code je.log.fileMax}). */

@@ -1,6 +1,7 @@
 package org.tandembroker.store.bdb.logfile;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.sleepycat.je.Database;
 import com.sleepycat.je.DatabaseConfig;
@@ -13,6 +14,7 @@ import com.sleepycat.je.OperationStatus;
 import com.sleepycat.je.Transaction;
 import com.sleepycat.je.TransactionConfig;
 import com.sleepycat.je.util.DbVerifyLog;
+import com.sleepycat.je.util.LogVerificationException;
 import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.nio.ByteBuffer;
@@ -22,6 +24,8 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.tandembroker.store.bdb.backup.BackupReport;
 import org.tandembroker.store.bdb.backup.StoreBackup;
@@ -33,6 +37,49 @@ class PrefilledLogFilesTest {
 
     @TempDir
     Path temp;
+
+    @BeforeAll
+    static void prefillingOn() {
+        System.setProperty(PrefilledLogFiles.ENABLING_PROPERTY, "true");
+    }
+
+    @AfterAll
+    static void prefillingAsBefore() {
+        System.clearProperty(PrefilledLogFiles.ENABLING_PROPERTY);
+    }
+
+    @Test
+    void jesDailyLogVerifierWouldTakeTheZerosForCorruptionSoItIsOffWhilePrefilling() throws Exception {
+        assertThat(PrefilledLogFiles.adjusted(new EnvironmentConfig()).getConfigParam(EnvironmentConfig.VERIFY_LOG))
+                .isEqualTo("false");
+        Path store = temp.resolve("store");
+        try (PrefilledLogFiles.Registration registration = PrefilledLogFiles.register(store, FILE_MAX);
+             Environment env = open(store)) {
+            awaitSpare(store);
+            write(env, 0, 800);
+            assertThat(Files.size(lastLogFile(store))).isEqualTo(FILE_MAX);
+            // what JE's verifier does at midnight: every file as it is on disk, the one being written included
+            assertThatThrownBy(() -> new DbVerifyLog(env).verifyAll()).isInstanceOf(LogVerificationException.class);
+        }
+    }
+
+    @Test
+    void offUnlessTurnedOn() throws Exception {
+        System.clearProperty(PrefilledLogFiles.ENABLING_PROPERTY);
+        try {
+            Path store = temp.resolve("off");
+            try (PrefilledLogFiles.Registration registration = PrefilledLogFiles.register(store, FILE_MAX);
+                 Environment env = open(store)) {
+                write(env, 0, 600);
+                assertThat(Files.exists(store.resolve(StoreDirectory.SPARE_NAME))).isFalse();
+                assertThat(Files.size(lastLogFile(store))).isLessThan(FILE_MAX);
+            }
+            assertThat(PrefilledLogFiles.adjusted(new EnvironmentConfig())
+                    .isConfigParamSet(EnvironmentConfig.VERIFY_LOG)).isFalse();
+        } finally {
+            System.setProperty(PrefilledLogFiles.ENABLING_PROPERTY, "true");
+        }
+    }
 
     @Test
     void aNewLogFileIsTheSpareFullOfZerosAndJeSeesOnlyWhatItWrote() throws Exception {
