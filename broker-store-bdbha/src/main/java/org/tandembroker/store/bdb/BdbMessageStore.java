@@ -2,6 +2,7 @@ package org.tandembroker.store.bdb;
 
 import com.sleepycat.je.Durability;
 import com.sleepycat.je.Environment;
+import com.sleepycat.je.EnvironmentConfig;
 import com.sleepycat.je.EnvironmentFailureException;
 import com.sleepycat.je.EnvironmentLockedException;
 import com.sleepycat.je.EnvironmentStats;
@@ -27,7 +28,6 @@ import org.slf4j.LoggerFactory;
 import org.tandembroker.core.BrokerException;
 import org.tandembroker.core.ErrorKind;
 import org.tandembroker.core.exec.NamedThreadFactory;
-import org.tandembroker.store.bdb.logfile.PrefilledLogFiles;
 import org.tandembroker.core.exec.OwningThread;
 import org.tandembroker.core.exec.Uninterruptibly;
 import org.tandembroker.core.oplog.LogCode;
@@ -41,6 +41,7 @@ import org.tandembroker.core.store.StoreStatus;
 import org.tandembroker.core.store.StoreTransaction;
 import org.tandembroker.core.store.StoredEntries;
 import org.tandembroker.core.store.StoredEntry;
+import org.tandembroker.store.bdb.logfile.PrefilledLogFiles;
 import org.tandembroker.store.bdb.commit.CoalescingCommitter;
 
 /**
@@ -150,11 +151,11 @@ public final class BdbMessageStore implements MessageStore {
             LOG.warn("{}: ignoring {}: the store's JE parameters come only from <envConfig> in {}", name,
                     path.resolve("je.properties"), settings.sourceFile());
         }
-        prefilledLogFiles = PrefilledLogFiles.register(path,
-                PrefilledLogFiles.logFileMax(settings.environmentConfig()));
+        EnvironmentConfig config = PrefilledLogFiles.adjusted(settings.environmentConfig());
+        prefilledLogFiles = PrefilledLogFiles.register(path, config);
         Environment env;
         try {
-            env = new Environment(path.toFile(), PrefilledLogFiles.adjusted(settings.environmentConfig()));
+            env = new Environment(path.toFile(), config);
         } catch (RuntimeException e) {
             releasePrefilledLogFiles();
             throw e;

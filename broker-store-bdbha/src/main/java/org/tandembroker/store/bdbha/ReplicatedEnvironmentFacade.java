@@ -134,12 +134,7 @@ final class ReplicatedEnvironmentFacade {
     NodeEnvironment.OpenOutcome open(int attempt, boolean designatedPrimary, NodeEnvironment.StateChanges changes) {
         assert roleThread.isCurrent() : roleThread.violation();
         releasePrefilledLogFiles();
-        try {
-            prefilledLogFiles = PrefilledLogFiles.register(settings.storePath(),
-                    PrefilledLogFiles.logFileMax(settings.environmentConfig()));
-        } catch (IOException | RuntimeException e) {
-            LOG.warn("Node {}: JE's log files will not be prefilled: {}", settings.nodeName(), e.toString());
-        }
+        prefilledLogFiles = PrefilledLogFiles.register(settings.storePath(), settings.environmentConfig());
         NodeEnvironment.OpenOutcome outcome = openEnvironment(attempt, designatedPrimary, changes);
         if (environment == null) {
             releasePrefilledLogFiles();

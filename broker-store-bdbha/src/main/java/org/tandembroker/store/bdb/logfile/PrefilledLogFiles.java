@@ -81,13 +81,23 @@ public final class PrefilledLogFiles {
     };
 
     /**
-     * Registers {@code storeDirectory}, whose JE log files are at most {@code logFileMax} bytes, before its
-     * environment opens: from now on JE's next log file there is written into prefilled space. Deletes a last log
+     * Registers {@code storeDirectory}, whose environment opens with {@code config}, before it opens (a failure is
+     * logged, and JE appends as it does by itself): from now on JE's next log file there is written into prefilled space. Deletes a last log
      * file that holds only zeros (see the class comment). Closing the registration, after the environment closed,
      * cuts every file still open for writing to its written length and deletes the spare. A directory that a
      * broker (this JVM or another process) has open already is left alone: JE refuses that open.
      */
-    public static Registration register(Path storeDirectory, long logFileMax) throws IOException {
+    public static Registration register(Path storeDirectory, EnvironmentConfig config) {
+        try {
+            return register(storeDirectory, logFileMax(config));
+        } catch (IOException | RuntimeException e) {
+            LOG.warn("JE's log files in {} will not be prefilled: {}", storeDirectory, e.toString());
+            return NOTHING_REGISTERED;
+        }
+    }
+
+    /** {@link #register(Path, EnvironmentConfig)} with JE's largest log file given; failures thrown. */
+    static Registration register(Path storeDirectory, long logFileMax) throws IOException {
         if (logFileMax <= 0) {
             throw new IllegalArgumentException("logFileMax must be positive: " + logFileMax);
         }
@@ -143,7 +153,7 @@ public final class PrefilledLogFiles {
     }
 
     /** The largest log file {@code config} lets JE write ({@code je.log.fileMax}). */
-    public static long logFileMax(EnvironmentConfig config) {
+    private static long logFileMax(EnvironmentConfig config) {
         return config.isConfigParamSet(EnvironmentConfig.LOG_FILE_MAX)
                 ? Long.parseLong(config.getConfigParam(EnvironmentConfig.LOG_FILE_MAX))
                 : JE_DEFAULT_LOG_FILE_MAX;
