@@ -2,7 +2,6 @@ package org.tandembroker.store.bdb;
 
 import com.sleepycat.je.Durability;
 import com.sleepycat.je.Environment;
-import com.sleepycat.je.EnvironmentConfig;
 import com.sleepycat.je.EnvironmentFailureException;
 import com.sleepycat.je.EnvironmentLockedException;
 import com.sleepycat.je.EnvironmentStats;
@@ -151,15 +150,15 @@ public final class BdbMessageStore implements MessageStore {
             LOG.warn("{}: ignoring {}: the store's JE parameters come only from <envConfig> in {}", name,
                     path.resolve("je.properties"), settings.sourceFile());
         }
-        EnvironmentConfig config = PrefilledLogFiles.adjusted(settings.environmentConfig());
-        prefilledLogFiles = PrefilledLogFiles.register(path, config);
+        prefilledLogFiles = PrefilledLogFiles.register(path, settings.environmentConfig());
         Environment env;
         try {
-            env = new Environment(path.toFile(), config);
+            env = new Environment(path.toFile(), prefilledLogFiles.adjusted(settings.environmentConfig()));
         } catch (RuntimeException e) {
             releasePrefilledLogFiles();
             throw e;
         }
+        prefilledLogFiles.opened(env);
         StoreDatabases dbs;
         try {
             dbs = StoreDatabases.open(env);

@@ -184,7 +184,7 @@ final class ReplicatedEnvironmentFacade {
             }
             try {
                 env = new ReplicatedEnvironment(path.toFile(), repConfig,
-                        PrefilledLogFiles.adjusted(settings.environmentConfig()));
+                        prefilledLogFiles.adjusted(settings.environmentConfig()));
             } finally {
                 synchronized (opening) {
                     opening[0] = null;
@@ -237,12 +237,11 @@ final class ReplicatedEnvironmentFacade {
         published.encode().ifPresent(appState -> env.registerAppStateMonitor(() -> appState));
         // JE calls the listener at once with the current state, then on every change, on its own threads.
         PrefilledLogFiles.Registration logFiles = prefilledLogFiles;
+        logFiles.opened(env);
         boolean replicasFsync = settings.commitDurability().getReplicaSync() == Durability.SyncPolicy.SYNC;
         env.setStateChangeListener(event -> {
             ReplicatedEnvironment.State state = event.getState();
-            if (logFiles != null) {
-                logFiles.fsyncsCommits(state.isMaster() || replicasFsync);
-            }
+            logFiles.fsyncsCommits(state.isMaster() || replicasFsync);
             changes.stateChanged(NodeRole.of(state),
                     state.isActive() ? Optional.of(event.getMasterNodeName()) : Optional.empty());
         });

@@ -1,5 +1,6 @@
 package org.tandembroker.store.bdb.logfile;
 
+import com.sleepycat.je.Environment;
 import com.sleepycat.je.EnvironmentConfig;
 import com.sleepycat.je.log.FileManager;
 import java.io.File;
@@ -37,20 +38,22 @@ import org.slf4j.LoggerFactory;
  * only; {@link #register} deletes such a file before JE opens the store (it holds nothing), so that JE opens it
  * as it was before the switch.
  *
- * <p><b>Off by default</b> ({@code -Dtandem.store.prefillLogFiles=true} turns it on). JE's daily verifier
- * ({@code je.env.verifyLog}) reads every log file as it is on disk, the one being written included, and takes the
- * zeros after its last entry for corruption: it would mark the store for restore. With prefilling on, the stores
- * therefore open without it ({@link #adjusted}); a verifier of the complete files only would let it be the default.
+ * <p><b>On by default</b> ({@code -Dtandem.store.prefillLogFiles=false} turns it off). JE's daily verifier
+ * ({@code je.env.verifyLog}) reads every log file as it is on disk, the one being written included, and would take
+ * the zeros after its last entry for corruption and mark the store for restore. The stores therefore open without
+ * it ({@link Registration#adjusted}), and once open ({@link Registration#opened}) run the same verification on JE's
+ * schedule over the complete files only ({@link CompleteLogFileVerifier}).
  *
  * <p><b>Threads.</b> JE's threads call the factory; each registered directory's state is guarded by its own
  * monitor ({@link StoreDirectory}); a file's written length by its {@link LogFileTail}. The spare is written on
- * {@code je-log-prefill}. If JE changes its factory, {@code PrefilledLogFilesTest} fails and JE's files are used.
+ * {@code je-log-prefill}; the complete files are verified on each store's {@code je-log-verifier}. If JE changes its
+ * factory, {@code PrefilledLogFilesTest} fails and JE's files are used.
  */
 public final class PrefilledLogFiles {
     private static final Logger LOG = LoggerFactory.getLogger(PrefilledLogFiles.class);
     private static final Map<Path, StoreDirectory> DIRECTORIES = new ConcurrentHashMap<>();
-    /** The system property that turns prefilled log files on ({@code true}); off by default, see the class comment. */
-    public static final String ENABLING_PROPERTY = "tandem.store.prefillLogFiles";
+    /** The system property that turns prefilled log files off ({@code false}); on by default. */
+    public static final String SWITCH_PROPERTY = "tandem.store.prefillLogFiles";
     private static final long JE_DEFAULT_LOG_FILE_MAX = 10_000_000L;
     private static boolean installed;
 
@@ -60,17 +63,43 @@ public final class PrefilledLogFiles {
     /** One store directory registered while its environment is open; {@link #close()} unregisters it. */
     public interface Registration extends AutoCloseable {
         /**
+         * The environment configuration the store opens with: while its log files are prefilled, without JE's
+         * daily log verification ({@code je.env.verifyLog}), which reads the log file being written as it is on
+         * disk and would take its zeros for corruption (and mark the store for restore); {@link #opened} runs it
+         * over the complete files instead. JE's B-tree verification stays, and every read still checks its entry's
+         * checksum. Unchanged when nothing was registered.
+         */
+        EnvironmentConfig adjusted(EnvironmentConfig config);
+
+        /**
+         * The store's environment is open: JE's daily log verification, which the store opened without
+         * ({@link #adjusted}), runs over its complete log files instead ({@link CompleteLogFileVerifier}), on JE's
+         * schedule, unless the store's configuration turned it off.
+         */
+        void opened(Environment environment);
+
+        /**
          * Whether the node's commits fsync its log now (true when registered): a replica whose replica sync policy
          * is not {@code SYNC} never waits for an fsync, so it appends to its log files as JE does by itself and
          * writes no spare; the spare it has stays for when it becomes master.
          */
         void fsyncsCommits(boolean fsyncs);
 
+        /** After the environment closed: stops verifying, cuts what is still prefilled, deletes the spare. */
         @Override
         void close();
     }
 
     private static final Registration NOTHING_REGISTERED = new Registration() {
+        @Override
+        public EnvironmentConfig adjusted(EnvironmentConfig config) {
+            return config;
+        }
+
+        @Override
+        public void opened(Environment environment) {
+        }
+
         @Override
         public void fsyncsCommits(boolean fsyncs) {
         }
@@ -80,24 +109,76 @@ public final class PrefilledLogFiles {
         }
     };
 
+    /** A registered directory, and once its environment is open the verifier of its complete log files. */
+    static final class DirectoryRegistration implements Registration {
+        private final Path home;
+        private final Path real;
+        private final StoreDirectory directory;
+        private final boolean logVerificationWanted;
+        private volatile Optional<CompleteLogFileVerifier> verifier = Optional.empty();
+
+        private DirectoryRegistration(Path home, Path real, StoreDirectory directory, boolean logVerificationWanted) {
+            this.home = home;
+            this.real = real;
+            this.directory = directory;
+            this.logVerificationWanted = logVerificationWanted;
+        }
+
+        @Override
+        public EnvironmentConfig adjusted(EnvironmentConfig config) {
+            return config.setConfigParam(EnvironmentConfig.VERIFY_LOG, "false");
+        }
+
+        @Override
+        public void opened(Environment environment) {
+            verifier.ifPresent(CompleteLogFileVerifier::close);
+            verifier = CompleteLogFileVerifier.start(environment, directory, home, logVerificationWanted);
+        }
+
+        /** The verifier of the complete log files, while the environment is open and its configuration wants one. */
+        Optional<CompleteLogFileVerifier> verifier() {
+            return verifier;
+        }
+
+        @Override
+        public void fsyncsCommits(boolean fsyncs) {
+            directory.fsyncsCommits(fsyncs);
+        }
+
+        @Override
+        public void close() {
+            verifier.ifPresent(CompleteLogFileVerifier::close);
+            verifier = Optional.empty();
+            DIRECTORIES.remove(home, directory);
+            DIRECTORIES.remove(real, directory);
+            directory.close();
+        }
+    }
+
     /**
-     * Registers {@code storeDirectory}, whose environment opens with {@code config}, before it opens (a failure is
-     * logged, and JE appends as it does by itself): from now on JE's next log file there is written into prefilled space. Deletes a last log
-     * file that holds only zeros (see the class comment). Closing the registration, after the environment closed,
-     * cuts every file still open for writing to its written length and deletes the spare. A directory that a
-     * broker (this JVM or another process) has open already is left alone: JE refuses that open.
+     * Registers {@code storeDirectory}, whose environment opens with {@code config} (the store's own, before
+     * {@link Registration#adjusted}), before it opens (a failure is logged, and JE appends as it does by itself):
+     * from now on JE's next log file there is written into prefilled space. Deletes a last log file that holds only
+     * zeros (see the class comment). Closing the registration, after the environment closed, cuts every file still
+     * open for writing to its written length and deletes the spare. A directory that a broker (this JVM or another
+     * process) has open already is left alone: JE refuses that open.
      */
     public static Registration register(Path storeDirectory, EnvironmentConfig config) {
         try {
-            return register(storeDirectory, logFileMax(config));
+            return register(storeDirectory, logFileMax(config),
+                    Boolean.parseBoolean(config.getConfigParam(EnvironmentConfig.VERIFY_LOG)));
         } catch (IOException | RuntimeException e) {
             LOG.warn("JE's log files in {} will not be prefilled: {}", storeDirectory, e.toString());
             return NOTHING_REGISTERED;
         }
     }
 
-    /** {@link #register(Path, EnvironmentConfig)} with JE's largest log file given; failures thrown. */
-    static Registration register(Path storeDirectory, long logFileMax) throws IOException {
+    /**
+     * {@link #register(Path, EnvironmentConfig)} with JE's largest log file given, and whether the store's own
+     * configuration wants JE's log verification ({@code je.env.verifyLog}); failures thrown.
+     */
+    static Registration register(Path storeDirectory, long logFileMax, boolean logVerificationWanted)
+            throws IOException {
         if (logFileMax <= 0) {
             throw new IllegalArgumentException("logFileMax must be positive: " + logFileMax);
         }
@@ -119,37 +200,12 @@ public final class PrefilledLogFiles {
         }
         DIRECTORIES.put(real, directory);
         directory.start();
-        return new Registration() {
-            @Override
-            public void fsyncsCommits(boolean fsyncs) {
-                directory.fsyncsCommits(fsyncs);
-            }
-
-            @Override
-            public void close() {
-                DIRECTORIES.remove(home, directory);
-                DIRECTORIES.remove(real, directory);
-                directory.close();
-            }
-        };
+        return new DirectoryRegistration(home, real, directory, logVerificationWanted);
     }
 
-    /** True when {@code -Dtandem.store.prefillLogFiles=true}. */
+    /** True unless {@code -Dtandem.store.prefillLogFiles=false}. */
     public static boolean enabled() {
-        return Boolean.getBoolean(ENABLING_PROPERTY);
-    }
-
-    /**
-     * The environment configuration a store opens with: when prefilled log files are on, without JE's daily log
-     * verification ({@code je.env.verifyLog}), which reads the log file being written as it is on disk and would
-     * take its zeros for corruption (and mark the store for restore). JE's B-tree verification stays, and every read
-     * still checks its entry's checksum.
-     */
-    public static EnvironmentConfig adjusted(EnvironmentConfig config) {
-        if (enabled()) {
-            config.setConfigParam(EnvironmentConfig.VERIFY_LOG, "false");
-        }
-        return config;
+        return !"false".equalsIgnoreCase(System.getProperty(SWITCH_PROPERTY, "true").trim());
     }
 
     /** The largest log file {@code config} lets JE write ({@code je.log.fileMax}). */

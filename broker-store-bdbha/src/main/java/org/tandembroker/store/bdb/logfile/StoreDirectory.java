@@ -45,7 +45,7 @@ final class StoreDirectory {
     private final Path home;
     private final Path spare;
     private final long fileSize;
-    private final Map<Long, LogFileTail> tails = new TreeMap<>();
+    private final TreeMap<Long, LogFileTail> tails = new TreeMap<>();
     private long highestStarted;
     private boolean spareReady;
     private boolean preparing;
@@ -135,6 +135,14 @@ final class StoreDirectory {
         tails.put(number, started);
         prepareSpare();
         return new PrefilledLogFile(fullName, mode, started);
+    }
+
+    /**
+     * The lowest log file number that still holds zeros after what JE wrote ({@link Long#MAX_VALUE} if none): every
+     * file below it is complete, exactly what JE wrote, and stays so.
+     */
+    synchronized long firstFileHoldingZeros() {
+        return tails.isEmpty() ? Long.MAX_VALUE : tails.firstKey();
     }
 
     /** After the environment closed: cuts what is still prefilled, stops preparing, deletes the spare. */

@@ -22,6 +22,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
@@ -34,27 +35,28 @@ import org.junit.jupiter.api.io.TempDir;
 class PrefilledLogFilesTest {
     private static final long FILE_MAX = 1_000_000;
     private static final int RECORD = 2_000;
+    private static final String RESTORE_MARKER = "7fffffff.jdb";
 
     @TempDir
     Path temp;
 
     @BeforeAll
-    static void prefillingOn() {
-        System.setProperty(PrefilledLogFiles.ENABLING_PROPERTY, "true");
+    static void prefillingAsByDefault() {
+        System.clearProperty(PrefilledLogFiles.SWITCH_PROPERTY);
     }
 
     @AfterAll
     static void prefillingAsBefore() {
-        System.clearProperty(PrefilledLogFiles.ENABLING_PROPERTY);
+        System.clearProperty(PrefilledLogFiles.SWITCH_PROPERTY);
     }
 
     @Test
-    void jesDailyLogVerifierWouldTakeTheZerosForCorruptionSoItIsOffWhilePrefilling() throws Exception {
-        assertThat(PrefilledLogFiles.adjusted(new EnvironmentConfig()).getConfigParam(EnvironmentConfig.VERIFY_LOG))
-                .isEqualTo("false");
+    void jesDailyLogVerifierWouldTakeTheZerosForCorruptionSoTheStoreOpensWithoutIt() throws Exception {
         Path store = temp.resolve("store");
-        try (PrefilledLogFiles.Registration registration = PrefilledLogFiles.register(store, FILE_MAX);
+        try (PrefilledLogFiles.Registration registration = register(store);
              Environment env = open(store)) {
+            assertThat(registration.adjusted(new EnvironmentConfig()).getConfigParam(EnvironmentConfig.VERIFY_LOG))
+                    .isEqualTo("false");
             awaitSpare(store);
             write(env, 0, 800);
             assertThat(Files.size(lastLogFile(store))).isEqualTo(FILE_MAX);
@@ -64,27 +66,102 @@ class PrefilledLogFilesTest {
     }
 
     @Test
-    void offUnlessTurnedOn() throws Exception {
-        System.clearProperty(PrefilledLogFiles.ENABLING_PROPERTY);
+    void onUnlessTurnedOff() throws Exception {
+        System.setProperty(PrefilledLogFiles.SWITCH_PROPERTY, "false");
         try {
             Path store = temp.resolve("off");
-            try (PrefilledLogFiles.Registration registration = PrefilledLogFiles.register(store, FILE_MAX);
+            try (PrefilledLogFiles.Registration registration = register(store);
                  Environment env = open(store)) {
                 write(env, 0, 600);
                 assertThat(Files.exists(store.resolve(StoreDirectory.SPARE_NAME))).isFalse();
                 assertThat(Files.size(lastLogFile(store))).isLessThan(FILE_MAX);
+                assertThat(registration.adjusted(new EnvironmentConfig())
+                        .isConfigParamSet(EnvironmentConfig.VERIFY_LOG)).as("JE verifies its own files").isFalse();
             }
-            assertThat(PrefilledLogFiles.adjusted(new EnvironmentConfig())
-                    .isConfigParamSet(EnvironmentConfig.VERIFY_LOG)).isFalse();
         } finally {
-            System.setProperty(PrefilledLogFiles.ENABLING_PROPERTY, "true");
+            System.clearProperty(PrefilledLogFiles.SWITCH_PROPERTY);
+        }
+        assertThat(PrefilledLogFiles.enabled()).isTrue();
+    }
+
+    @Test
+    void theCompleteLogFilesAreVerifiedOnJesScheduleWhileTheCurrentOneHoldsZeros() throws Exception {
+        Path store = temp.resolve("store");
+        EnvironmentConfig config = config();
+        try (PrefilledLogFiles.Registration registration = PrefilledLogFiles.register(store, config)) {
+            Environment env = new Environment(store.toFile(), registration.adjusted(config));
+            try {
+                registration.opened(env);
+                CompleteLogFileVerifier verifier = verifierOf(registration).orElseThrow();
+                assertThat(verifier.intervalMillis()).as("JE's default schedule: daily at midnight")
+                        .isEqualTo(TimeUnit.DAYS.toMillis(1));
+                assertThat(verifier.firstDelayMillis()).isBetween(0L, TimeUnit.DAYS.toMillis(1));
+                for (int batch = 0; batch < 3; batch++) {
+                    awaitSpare(store);
+                    write(env, batch * 600, 600);
+                }
+                List<Path> files = logFiles(store);
+                assertThat(Files.size(files.get(files.size() - 1))).as("zeros follow the current file's entries")
+                        .isEqualTo(FILE_MAX);
+
+                assertThat(verifier.verifyNow()).isEqualTo(files.size() - 1);
+                verifier.runScheduled();
+
+                assertThat(env.isValid()).isTrue();
+                assertThat(verifier.scheduled()).isTrue();
+                assertThat(store.resolve(RESTORE_MARKER)).doesNotExist();
+            } finally {
+                env.close();
+            }
+        }
+    }
+
+    @Test
+    void aCorruptCompleteLogFileMarksTheStoreForRestoreAsJesVerifierWould() throws Exception {
+        Path store = temp.resolve("store");
+        EnvironmentConfig config = config();
+        try (PrefilledLogFiles.Registration registration = PrefilledLogFiles.register(store, config)) {
+            Environment env = new Environment(store.toFile(), registration.adjusted(config));
+            try {
+                registration.opened(env);
+                for (int batch = 0; batch < 2; batch++) {
+                    awaitSpare(store);
+                    write(env, batch * 600, 600);
+                }
+                try (RandomAccessFile first = new RandomAccessFile(logFiles(store).get(0).toFile(), "rw")) {
+                    first.seek(FILE_MAX / 2); // inside a record's value, written as 7s
+                    first.write(8);
+                }
+                CompleteLogFileVerifier verifier = verifierOf(registration).orElseThrow();
+
+                verifier.runScheduled();
+
+                assertThat(env.isValid()).as("invalidated, as JE's verifier does").isFalse();
+                assertThat(store.resolve(RESTORE_MARKER)).exists();
+                assertThat(verifier.scheduled()).as("no run follows").isFalse();
+            } finally {
+                closeInvalid(env);
+            }
+        }
+    }
+
+    @Test
+    void theStoresOwnConfigurationCanTurnLogVerificationOff() throws Exception {
+        for (String parameter : List.of(EnvironmentConfig.VERIFY_LOG, EnvironmentConfig.ENV_RUN_VERIFIER)) {
+            Path store = temp.resolve(parameter);
+            EnvironmentConfig config = config().setConfigParam(parameter, "false");
+            try (PrefilledLogFiles.Registration registration = PrefilledLogFiles.register(store, config);
+                 Environment env = new Environment(store.toFile(), registration.adjusted(config))) {
+                registration.opened(env);
+                assertThat(verifierOf(registration)).as(parameter + "=false").isEmpty();
+            }
         }
     }
 
     @Test
     void aNewLogFileIsTheSpareFullOfZerosAndJeSeesOnlyWhatItWrote() throws Exception {
         Path store = temp.resolve("store");
-        try (PrefilledLogFiles.Registration registration = PrefilledLogFiles.register(store, FILE_MAX)) {
+        try (PrefilledLogFiles.Registration registration = register(store)) {
             awaitSpare(store);
             try (Environment env = open(store)) {
                 write(env, 0, 1_200); // about 2.4 MB: JE starts files 1 and 2 from spares
@@ -106,7 +183,7 @@ class PrefilledLogFilesTest {
     @Test
     void everyLogFileJeLeftIsCutToWhatItWroteWhileTheStoreStaysOpen() throws Exception {
         Path store = temp.resolve("store");
-        try (PrefilledLogFiles.Registration registration = PrefilledLogFiles.register(store, FILE_MAX);
+        try (PrefilledLogFiles.Registration registration = register(store);
              Environment env = open(store)) {
             for (int batch = 0; batch < 4; batch++) {
                 awaitSpare(store);
@@ -125,7 +202,7 @@ class PrefilledLogFilesTest {
     void aStoreCopiedWhileItsLastFileHoldsZerosRecoversEveryCommittedRecord() throws Exception {
         Path store = temp.resolve("store");
         Path crashed = temp.resolve("crashed");
-        try (PrefilledLogFiles.Registration registration = PrefilledLogFiles.register(store, FILE_MAX);
+        try (PrefilledLogFiles.Registration registration = register(store);
              Environment env = open(store)) {
             awaitSpare(store);
             write(env, 0, 800);
@@ -149,7 +226,7 @@ class PrefilledLogFilesTest {
     void aStoppedStoreWhoseLastFileHoldsZerosIsBackedUpToItsLastEntry() throws Exception {
         Path store = temp.resolve("store");
         Path killed = temp.resolve("killed");
-        try (PrefilledLogFiles.Registration registration = PrefilledLogFiles.register(store, FILE_MAX);
+        try (PrefilledLogFiles.Registration registration = register(store);
              Environment env = open(store)) {
             awaitSpare(store);
             write(env, 0, 800);
@@ -180,7 +257,7 @@ class PrefilledLogFilesTest {
         long next = StoreDirectory.logFileNumber(last.getFileName().toString()) + 1;
         Path zeros = store.resolve(String.format("%08x.jdb", next)); // renamed from the spare, never written
         Files.write(zeros, new byte[(int) FILE_MAX]);
-        try (PrefilledLogFiles.Registration registration = PrefilledLogFiles.register(store, FILE_MAX)) {
+        try (PrefilledLogFiles.Registration registration = register(store)) {
             assertThat(Files.exists(zeros)).isFalse();
             try (Environment env = open(store)) {
                 assertThat(readAll(env)).isEqualTo(100);
@@ -191,10 +268,10 @@ class PrefilledLogFilesTest {
     @Test
     void aSecondRegistrationOfAnOpenStoreLeavesItsFilesAlone() throws Exception {
         Path store = temp.resolve("store");
-        try (PrefilledLogFiles.Registration registration = PrefilledLogFiles.register(store, FILE_MAX);
+        try (PrefilledLogFiles.Registration registration = register(store);
              Environment env = open(store)) {
             awaitSpare(store);
-            try (PrefilledLogFiles.Registration second = PrefilledLogFiles.register(store, FILE_MAX)) {
+            try (PrefilledLogFiles.Registration second = register(store)) {
                 assertThat(Files.size(store.resolve(StoreDirectory.SPARE_NAME))).isEqualTo(FILE_MAX);
             }
             assertThat(Files.size(store.resolve(StoreDirectory.SPARE_NAME))).as("still the open store's spare")
@@ -207,7 +284,7 @@ class PrefilledLogFilesTest {
     @Test
     void aNodeWhoseCommitsDoNotFsyncAppendsAsJeDoesAndKeepsItsSpareForLater() throws Exception {
         Path store = temp.resolve("store");
-        try (PrefilledLogFiles.Registration registration = PrefilledLogFiles.register(store, FILE_MAX);
+        try (PrefilledLogFiles.Registration registration = register(store);
              Environment env = open(store)) {
             awaitSpare(store);
             registration.fsyncsCommits(false); // a replica that does not sync
@@ -234,12 +311,33 @@ class PrefilledLogFilesTest {
         }
     }
 
+    private static PrefilledLogFiles.Registration register(Path store) throws IOException {
+        return PrefilledLogFiles.register(store, FILE_MAX, true);
+    }
+
+    private static Optional<CompleteLogFileVerifier> verifierOf(PrefilledLogFiles.Registration registration) {
+        return ((PrefilledLogFiles.DirectoryRegistration) registration).verifier();
+    }
+
+    /** A store's configuration as the brokers build it: JE's verifier on its default schedule, no read pauses. */
+    private static EnvironmentConfig config() {
+        return new EnvironmentConfig().setAllowCreate(true).setTransactional(true)
+                .setConfigParam(EnvironmentConfig.LOG_FILE_MAX, Long.toString(FILE_MAX))
+                .setConfigParam(EnvironmentConfig.ENV_RUN_CLEANER, "false")
+                .setConfigParam(EnvironmentConfig.VERIFY_LOG_READ_DELAY, "0 ms");
+    }
+
+    private static void closeInvalid(Environment env) {
+        try {
+            env.close();
+        } catch (RuntimeException invalid) {
+            // an invalidated environment reports why when it closes
+        }
+    }
+
     private static Environment open(Path store) throws IOException {
         Files.createDirectories(store);
-        EnvironmentConfig config = new EnvironmentConfig().setAllowCreate(true).setTransactional(true)
-                .setConfigParam(EnvironmentConfig.LOG_FILE_MAX, Long.toString(FILE_MAX))
-                .setConfigParam(EnvironmentConfig.ENV_RUN_CLEANER, "false");
-        return new Environment(store.toFile(), config);
+        return new Environment(store.toFile(), config());
     }
 
     private static void write(Environment env, int from, int count) {
