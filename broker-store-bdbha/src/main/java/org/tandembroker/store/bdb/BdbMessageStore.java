@@ -150,7 +150,8 @@ public final class BdbMessageStore implements MessageStore {
             LOG.warn("{}: ignoring {}: the store's JE parameters come only from <envConfig> in {}", name,
                     path.resolve("je.properties"), settings.sourceFile());
         }
-        prefilledLogFiles = PrefilledLogFiles.register(path, settings.environmentConfig());
+        prefilledLogFiles = PrefilledLogFiles.register(path, settings.prefillLogFiles(),
+                settings.environmentConfig());
         Environment env;
         try {
             env = new Environment(path.toFile(), prefilledLogFiles.adjusted(settings.environmentConfig()));

@@ -36,6 +36,10 @@ import org.tandembroker.core.store.StoreContext;
  *       {@code false} completes each commit as soon as JE has committed it with the {@code durability} policy.
  *       {@code SYNC} with {@code coalescingSync=true} is refused: every commit would fsync and then the batch
  *       would fsync again, for no durability gain.</li>
+ *   <li>{@code prefillLogFiles}: {@code true} (default) starts each JE log file in space written beforehand, so
+ *       that a commit's fsync writes data only ({@link org.tandembroker.store.bdb.logfile.PrefilledLogFiles});
+ *       {@code false} lets JE append to its files. {@code -Dtandem.store.prefillLogFiles=false} turns it off for
+ *       every store of the JVM.</li>
  *   <li>{@code maxDisk}: JE's {@code je.maxDisk}; {@code 0} (default) means no store-specific limit (JE still
  *       keeps {@code je.freeDisk} free on the volume). Otherwise at least two JE log files
  *       ({@code 2 * je.log.fileMax}), below which JE cannot even open and clean its log.</li>
@@ -53,20 +57,24 @@ import org.tandembroker.core.store.StoreContext;
  * @param storePath       absolute environment directory
  * @param durability      the local sync policy of commits that store data
  * @param coalescingSync  whether batches of commits share one fsync before completing
+ * @param prefillLogFiles whether JE's log files are written into space filled beforehand
  * @param maxDisk         {@code je.maxDisk} in bytes; 0 = not set
  * @param envConfig       extra JE environment parameters, validated by JE, in file order
  */
 public record BdbStoreSettings(Path sourceFile, String virtualHostName, Path storePath, SyncPolicy durability,
-                               boolean coalescingSync, long maxDisk, List<NameValue> envConfig) {
+                               boolean coalescingSync, boolean prefillLogFiles, long maxDisk,
+                               List<NameValue> envConfig) {
 
     public static final String STORE_PATH = "storePath";
     public static final String DURABILITY = "durability";
     public static final String COALESCING_SYNC = "coalescingSync";
+    public static final String PREFILL_LOG_FILES = "prefillLogFiles";
     public static final String MAX_DISK = "maxDisk";
     public static final String ENV_CONFIG = "envConfig";
 
     /** The simple child elements of {@code <store type="bdb">}, in documentation order. */
-    public static final List<String> ELEMENTS = List.of(STORE_PATH, DURABILITY, COALESCING_SYNC, MAX_DISK);
+    public static final List<String> ELEMENTS = List.of(STORE_PATH, DURABILITY, COALESCING_SYNC,
+            PREFILL_LOG_FILES, MAX_DISK);
 
     /** JE parameters that {@code envConfig} may not set, and why. */
     public static final Map<String, String> RESERVED_PARAMETERS = Map.of(
@@ -102,12 +110,13 @@ public record BdbStoreSettings(Path sourceFile, String virtualHostName, Path sto
                     + "allowed: durability NO_SYNC or WRITE_NO_SYNC with coalescingSync true, "
                     + "or any durability with coalescingSync false");
         }
+        boolean prefillLogFiles = settings.bool(PREFILL_LOG_FILES, true);
 
         EnvironmentConfig probe = new EnvironmentConfig();
         List<NameValue> envConfig = envConfig(settings, probe);
         long maxDisk = maxDisk(settings, probe);
         return new BdbStoreSettings(file, context.virtualHostName(), storePath, durability, coalescingSync,
-                maxDisk, envConfig);
+                prefillLogFiles, maxDisk, envConfig);
     }
 
     /** JE's cache as a share of the heap unless envConfig sets je.maxMemoryPercent or je.maxMemory. */

@@ -134,7 +134,8 @@ final class ReplicatedEnvironmentFacade {
     NodeEnvironment.OpenOutcome open(int attempt, boolean designatedPrimary, NodeEnvironment.StateChanges changes) {
         assert roleThread.isCurrent() : roleThread.violation();
         releasePrefilledLogFiles();
-        prefilledLogFiles = PrefilledLogFiles.register(settings.storePath(), settings.environmentConfig());
+        prefilledLogFiles = PrefilledLogFiles.register(settings.storePath(), settings.prefillLogFiles(),
+                settings.environmentConfig());
         NodeEnvironment.OpenOutcome outcome = openEnvironment(attempt, designatedPrimary, changes);
         if (environment == null) {
             releasePrefilledLogFiles();

@@ -57,6 +57,7 @@ import org.tandembroker.store.bdbha.channel.ReplicationTls;
  * @param durability        the triplet: master sync, replica sync, replica acknowledgement policy
  * @param coalescingSync    whether the master's commits share one fsync per batch
  * @param designatedPrimary the initial designated-primary flag (two-node groups)
+ * @param prefillLogFiles   whether JE's log files are written into space filled beforehand (as in {@code bdb})
  * @param maxDisk           {@code je.maxDisk} in bytes (always set)
  * @param maxDiskText       how {@code maxDisk} was given (or its default), for status and logs
  * @param envConfig         extra JE environment parameters, validated, in file order
@@ -66,8 +67,9 @@ import org.tandembroker.store.bdbha.channel.ReplicationTls;
 public record ReplicatedStoreSettings(Path sourceFile, String virtualHostName, Path storePath, String groupName,
                                       String nodeName, String nodeHostPort, String helperHostPort,
                                       Durability durability, boolean coalescingSync, boolean designatedPrimary,
-                                      long maxDisk, String maxDiskText, List<NameValue> envConfig,
-                                      List<NameValue> repConfig, Optional<ReplicationTls> replicationTls) {
+                                      boolean prefillLogFiles, long maxDisk, String maxDiskText,
+                                      List<NameValue> envConfig, List<NameValue> repConfig,
+                                      Optional<ReplicationTls> replicationTls) {
 
     public static final String STORE_PATH = "storePath";
     public static final String GROUP_NAME = "groupName";
@@ -77,11 +79,12 @@ public record ReplicatedStoreSettings(Path sourceFile, String virtualHostName, P
     public static final String DURABILITY = "durability";
     public static final String COALESCING_SYNC = "coalescingSync";
     public static final String DESIGNATED_PRIMARY = "designatedPrimary";
+    public static final String PREFILL_LOG_FILES = BdbStoreSettings.PREFILL_LOG_FILES;
     public static final String MAX_DISK = "maxDisk";
 
     /** The simple child elements of {@code <store type="bdb-ha">}, in documentation order. */
     public static final List<String> ELEMENTS = List.of(STORE_PATH, GROUP_NAME, NODE_NAME, NODE_HOST_PORT,
-            HELPER_HOST_PORT, DURABILITY, COALESCING_SYNC, DESIGNATED_PRIMARY, MAX_DISK);
+            HELPER_HOST_PORT, DURABILITY, COALESCING_SYNC, DESIGNATED_PRIMARY, PREFILL_LOG_FILES, MAX_DISK);
 
     public static final String DEFAULT_DURABILITY = "NO_SYNC,NO_SYNC,SIMPLE_MAJORITY";
     /** Default {@code maxDisk}: this share of the size of the volume holding the store. */
@@ -173,6 +176,7 @@ public record ReplicatedStoreSettings(Path sourceFile, String virtualHostName, P
                     + "or any durability with coalescingSync false");
         }
         boolean designatedPrimary = settings.bool(DESIGNATED_PRIMARY, false);
+        boolean prefillLogFiles = settings.bool(PREFILL_LOG_FILES, true);
 
         EnvironmentConfig envProbe = new EnvironmentConfig();
         List<NameValue> envConfig = BdbStoreSettings.envConfig(settings, envProbe, RESERVED_ENV_PARAMETERS);
@@ -181,8 +185,8 @@ public record ReplicatedStoreSettings(Path sourceFile, String virtualHostName, P
         MaxDisk maxDisk = maxDisk(settings, storePath, envProbe);
         Optional<ReplicationTls> replicationTls = replicationTls(settings, System::getenv);
         return new ReplicatedStoreSettings(file, context.virtualHostName(), storePath, groupName, nodeName,
-                nodeHostPort, helperHostPort, durability, coalescingSync, designatedPrimary, maxDisk.bytes(),
-                maxDisk.text(), envConfig, repConfig, replicationTls);
+                nodeHostPort, helperHostPort, durability, coalescingSync, designatedPrimary, prefillLogFiles,
+                maxDisk.bytes(), maxDisk.text(), envConfig, repConfig, replicationTls);
     }
 
     /**

@@ -34,6 +34,7 @@ class BdbStoreSettingsTest {
         assertThat(settings.storePath()).isEqualTo(work.resolve("test").resolve("store").toAbsolutePath());
         assertThat(settings.durability()).isEqualTo(SyncPolicy.NO_SYNC);
         assertThat(settings.coalescingSync()).isTrue();
+        assertThat(settings.prefillLogFiles()).isTrue();
         assertThat(settings.maxDisk()).isZero();
         assertThat(settings.envConfig()).isEmpty();
         assertThat(settings.environmentConfig().getConfigParam(EnvironmentConfig.MAX_DISK)).isEqualTo("0");
@@ -87,6 +88,15 @@ class BdbStoreSettingsTest {
     }
 
     @Test
+    void prefillLogFilesCanBeTurnedOffAndTakesOnlyTrueOrFalse() throws Exception {
+        assertThat(parse(Map.of("prefillLogFiles", "false")).prefillLogFiles()).isFalse();
+        assertThatThrownBy(() -> parse(Map.of("prefillLogFiles", "off")))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("<store/prefillLogFiles> has invalid value 'off'")
+                .hasMessageContaining("allowed: true, false");
+    }
+
+    @Test
     void syncWithCoalescingSyncIsRefusedBecauseItAddsFsyncsForNoDurabilityGain() {
         assertThatThrownBy(() -> parse(Map.of("durability", "SYNC")))
                 .isInstanceOf(ConfigException.class)
@@ -130,7 +140,7 @@ class BdbStoreSettingsTest {
         assertThatThrownBy(() -> parse(Map.of("storepath", "x", "durability", "NO_SYNC")))
                 .isInstanceOf(ConfigException.class)
                 .hasMessage(StoreFixture.VHOST_FILE + ": <store type=\"bdb\"> has unknown element [<storepath>]; "
-                        + "allowed: storePath, durability, coalescingSync, maxDisk, envConfig");
+                        + "allowed: storePath, durability, coalescingSync, prefillLogFiles, maxDisk, envConfig");
     }
 
     @Test

@@ -80,6 +80,7 @@ class ReplicatedStoreSettingsTest {
                 ReplicaAckPolicy.SIMPLE_MAJORITY));
         assertThat(settings.coalescingSync()).isTrue();
         assertThat(settings.designatedPrimary()).isFalse();
+        assertThat(settings.prefillLogFiles()).isTrue();
         assertThat(settings.storePath()).isEqualTo(work.resolve("test").resolve("store").toAbsolutePath());
         long volume = Files.getFileStore(work).getTotalSpace();
         assertThat(settings.maxDisk()).isEqualTo(volume / 100 * 50);
@@ -233,5 +234,11 @@ class ReplicatedStoreSettingsTest {
         refused(() -> with("helperHosts", "a:1"), "unknown element [<helperHosts>]", "helperHostPort",
                 "designatedPrimary", "repConfig");
         refused(() -> with("designatedPrimary", "yes"), "<store/designatedPrimary>", "'yes'", "true, false");
+    }
+
+    @Test
+    void prefillLogFilesCanBeTurnedOffAndTakesOnlyTrueOrFalse() throws Exception {
+        assertThat(with("prefillLogFiles", "false").prefillLogFiles()).isFalse();
+        refused(() -> with("prefillLogFiles", "no"), "<store/prefillLogFiles>", "'no'", "true, false");
     }
 }

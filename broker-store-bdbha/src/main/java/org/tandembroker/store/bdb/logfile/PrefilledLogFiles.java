@@ -38,7 +38,8 @@ import org.slf4j.LoggerFactory;
  * only; {@link #register} deletes such a file before JE opens the store (it holds nothing), so that JE opens it
  * as it was before the switch.
  *
- * <p><b>On by default</b> ({@code -Dtandem.store.prefillLogFiles=false} turns it off). JE's daily verifier
+ * <p><b>On by default</b> (a store's {@code <prefillLogFiles>false</prefillLogFiles>} turns it off for that store,
+ * {@code -Dtandem.store.prefillLogFiles=false} for every store of the JVM). JE's daily verifier
  * ({@code je.env.verifyLog}) reads every log file as it is on disk, the one being written included, and would take
  * the zeros after its last entry for corruption and mark the store for restore. The stores therefore open without
  * it ({@link Registration#adjusted}), and once open ({@link Registration#opened}) run the same verification on JE's
@@ -52,7 +53,7 @@ import org.slf4j.LoggerFactory;
 public final class PrefilledLogFiles {
     private static final Logger LOG = LoggerFactory.getLogger(PrefilledLogFiles.class);
     private static final Map<Path, StoreDirectory> DIRECTORIES = new ConcurrentHashMap<>();
-    /** The system property that turns prefilled log files off ({@code false}); on by default. */
+    /** The system property that turns prefilled log files off for every store of the JVM ({@code false}). */
     public static final String SWITCH_PROPERTY = "tandem.store.prefillLogFiles";
     private static final long JE_DEFAULT_LOG_FILE_MAX = 10_000_000L;
     private static boolean installed;
@@ -157,13 +158,18 @@ public final class PrefilledLogFiles {
 
     /**
      * Registers {@code storeDirectory}, whose environment opens with {@code config} (the store's own, before
-     * {@link Registration#adjusted}), before it opens (a failure is logged, and JE appends as it does by itself):
-     * from now on JE's next log file there is written into prefilled space. Deletes a last log file that holds only
-     * zeros (see the class comment). Closing the registration, after the environment closed, cuts every file still
-     * open for writing to its written length and deletes the spare. A directory that a broker (this JVM or another
-     * process) has open already is left alone: JE refuses that open.
+     * {@link Registration#adjusted}), before it opens: from now on JE's next log file there is written into
+     * prefilled space. Nothing is registered when the store's {@code prefillLogFiles} setting ({@code prefill}) or
+     * {@code -Dtandem.store.prefillLogFiles=false} turns prefilling off, or when registering fails (logged): JE then
+     * appends as it does by itself. Deletes a last log file that holds only zeros (see the class comment). Closing
+     * the registration, after the environment closed, cuts every file still open for writing to its written length
+     * and deletes the spare. A directory that a broker (this JVM or another process) has open already is left
+     * alone: JE refuses that open.
      */
-    public static Registration register(Path storeDirectory, EnvironmentConfig config) {
+    public static Registration register(Path storeDirectory, boolean prefill, EnvironmentConfig config) {
+        if (!prefill) {
+            return NOTHING_REGISTERED;
+        }
         try {
             return register(storeDirectory, logFileMax(config),
                     Boolean.parseBoolean(config.getConfigParam(EnvironmentConfig.VERIFY_LOG)));
@@ -174,7 +180,7 @@ public final class PrefilledLogFiles {
     }
 
     /**
-     * {@link #register(Path, EnvironmentConfig)} with JE's largest log file given, and whether the store's own
+     * {@link #register(Path, boolean, EnvironmentConfig)} with JE's largest log file given, and whether the store's own
      * configuration wants JE's log verification ({@code je.env.verifyLog}); failures thrown.
      */
     static Registration register(Path storeDirectory, long logFileMax, boolean logVerificationWanted)

@@ -66,29 +66,36 @@ class PrefilledLogFilesTest {
     }
 
     @Test
-    void onUnlessTurnedOff() throws Exception {
+    void onUnlessTheStoresSettingOrTheJvmTurnsItOff() throws Exception {
+        assertThat(PrefilledLogFiles.enabled()).isTrue();
+        assertJesOwnFiles(PrefilledLogFiles.register(temp.resolve("setting-off"), false, config()),
+                temp.resolve("setting-off"));
         System.setProperty(PrefilledLogFiles.SWITCH_PROPERTY, "false");
         try {
-            Path store = temp.resolve("off");
-            try (PrefilledLogFiles.Registration registration = register(store);
-                 Environment env = open(store)) {
-                write(env, 0, 600);
-                assertThat(Files.exists(store.resolve(StoreDirectory.SPARE_NAME))).isFalse();
-                assertThat(Files.size(lastLogFile(store))).isLessThan(FILE_MAX);
-                assertThat(registration.adjusted(new EnvironmentConfig())
-                        .isConfigParamSet(EnvironmentConfig.VERIFY_LOG)).as("JE verifies its own files").isFalse();
-            }
+            assertJesOwnFiles(PrefilledLogFiles.register(temp.resolve("jvm-off"), true, config()),
+                    temp.resolve("jvm-off"));
         } finally {
             System.clearProperty(PrefilledLogFiles.SWITCH_PROPERTY);
         }
-        assertThat(PrefilledLogFiles.enabled()).isTrue();
+    }
+
+    private static void assertJesOwnFiles(PrefilledLogFiles.Registration registration, Path store)
+            throws IOException {
+        try (registration; Environment env = open(store)) {
+            registration.opened(env);
+            write(env, 0, 600);
+            assertThat(Files.exists(store.resolve(StoreDirectory.SPARE_NAME))).isFalse();
+            assertThat(Files.size(lastLogFile(store))).isLessThan(FILE_MAX);
+            assertThat(registration.adjusted(new EnvironmentConfig())
+                    .isConfigParamSet(EnvironmentConfig.VERIFY_LOG)).as("JE verifies its own files").isFalse();
+        }
     }
 
     @Test
     void theCompleteLogFilesAreVerifiedOnJesScheduleWhileTheCurrentOneHoldsZeros() throws Exception {
         Path store = temp.resolve("store");
         EnvironmentConfig config = config();
-        try (PrefilledLogFiles.Registration registration = PrefilledLogFiles.register(store, config)) {
+        try (PrefilledLogFiles.Registration registration = PrefilledLogFiles.register(store, true, config)) {
             Environment env = new Environment(store.toFile(), registration.adjusted(config));
             try {
                 registration.opened(env);
@@ -120,7 +127,7 @@ class PrefilledLogFilesTest {
     void aCorruptCompleteLogFileMarksTheStoreForRestoreAsJesVerifierWould() throws Exception {
         Path store = temp.resolve("store");
         EnvironmentConfig config = config();
-        try (PrefilledLogFiles.Registration registration = PrefilledLogFiles.register(store, config)) {
+        try (PrefilledLogFiles.Registration registration = PrefilledLogFiles.register(store, true, config)) {
             Environment env = new Environment(store.toFile(), registration.adjusted(config));
             try {
                 registration.opened(env);
@@ -150,7 +157,7 @@ class PrefilledLogFilesTest {
         for (String parameter : List.of(EnvironmentConfig.VERIFY_LOG, EnvironmentConfig.ENV_RUN_VERIFIER)) {
             Path store = temp.resolve(parameter);
             EnvironmentConfig config = config().setConfigParam(parameter, "false");
-            try (PrefilledLogFiles.Registration registration = PrefilledLogFiles.register(store, config);
+            try (PrefilledLogFiles.Registration registration = PrefilledLogFiles.register(store, true, config);
                  Environment env = new Environment(store.toFile(), registration.adjusted(config))) {
                 registration.opened(env);
                 assertThat(verifierOf(registration)).as(parameter + "=false").isEmpty();
