@@ -103,10 +103,7 @@ class PrefilledLogFilesTest {
                 assertThat(verifier.intervalMillis()).as("JE's default schedule: daily at midnight")
                         .isEqualTo(TimeUnit.DAYS.toMillis(1));
                 assertThat(verifier.firstDelayMillis()).isBetween(0L, TimeUnit.DAYS.toMillis(1));
-                for (int batch = 0; batch < 3; batch++) {
-                    awaitSpare(store);
-                    write(env, batch * 600, 600);
-                }
+                writeWithSpares(env, store, 3);
                 List<Path> files = logFiles(store);
                 assertThat(Files.size(files.get(files.size() - 1))).as("zeros follow the current file's entries")
                         .isEqualTo(FILE_MAX);
@@ -131,10 +128,7 @@ class PrefilledLogFilesTest {
             Environment env = new Environment(store.toFile(), registration.adjusted(config));
             try {
                 registration.opened(env);
-                for (int batch = 0; batch < 2; batch++) {
-                    awaitSpare(store);
-                    write(env, batch * 600, 600);
-                }
+                writeWithSpares(env, store, 2);
                 try (RandomAccessFile first = new RandomAccessFile(logFiles(store).get(0).toFile(), "rw")) {
                     first.seek(FILE_MAX / 2); // inside a record's value, written as 7s
                     first.write(8);
@@ -192,10 +186,7 @@ class PrefilledLogFilesTest {
         Path store = temp.resolve("store");
         try (PrefilledLogFiles.Registration registration = register(store);
              Environment env = open(store)) {
-            for (int batch = 0; batch < 4; batch++) {
-                awaitSpare(store);
-                write(env, batch * 600, 600);
-            }
+            writeWithSpares(env, store, 4);
             List<Path> files = logFiles(store);
             assertThat(files).hasSizeGreaterThan(3);
             for (Path complete : files.subList(0, files.size() - 1)) {
@@ -345,6 +336,14 @@ class PrefilledLogFilesTest {
     private static Environment open(Path store) throws IOException {
         Files.createDirectories(store);
         return new Environment(store.toFile(), config());
+    }
+
+    /** {@code batches} batches of 600 records, each after a spare is ready: every batch starts a prefilled file. */
+    private static void writeWithSpares(Environment env, Path store, int batches) throws InterruptedException {
+        for (int batch = 0; batch < batches; batch++) {
+            awaitSpare(store);
+            write(env, batch * 600, 600);
+        }
     }
 
     private static void write(Environment env, int from, int count) {
