@@ -21,6 +21,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.OptionalDouble;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
@@ -48,8 +49,10 @@ import picocli.CommandLine.Spec;
  * fails to start, or a run that fails, is a failed cell with its reason; the matrix goes on. With {@code --rounds R}
  * the whole matrix runs R times (the configurations in reverse order every other round), each round's report goes
  * to {@code round-<k>/}, and the folder's own {@code matrix.md}, CSV and charts hold the medians
- * ({@link MatrixMedians}). Exit code 0 when every run measured and received every confirmed message, 1 otherwise, 2
- * for a bad command line.
+ * ({@link MatrixMedians}). With {@code --variant NAME=OPTIONS} (and {@code --variant-lib NAME=DIR}) every Tandem
+ * configuration runs once per variant, side by side within each round ({@code <id>@<name>} columns, each against the
+ * same variant's No HA), and the medians add each variant over the first. Exit code 0 when every run measured and
+ * received every confirmed message, 1 otherwise, 2 for a bad command line.
  *
  * <p>Threads: the main thread runs everything in order; {@link PairedLoad} has its own threads, and the start-up
  * probe runs on a daemon thread so that a connection that never completes cannot hang the matrix.
@@ -179,6 +182,17 @@ public final class MatrixBenchmark implements Callable<Integer> {
             description = "A JVM option for every broker process (repeatable), e.g. -Xmx1g.")
     private List<String> brokerJvmOptions = new ArrayList<>();
 
+    @Option(names = "--variant", paramLabel = "NAME=OPTIONS",
+            description = "Run every Tandem configuration once per variant, the variants side by side in each round"
+                    + " (repeatable): its name and the broker JVM options it adds, space-separated, e.g. --variant"
+                    + " on= --variant off=-Dtandem.store.prefillLogFiles=false. Columns read <id>@<name>; the"
+                    + " medians add each variant over the first. The peers run once per round.")
+    private List<String> variantOptions = new ArrayList<>();
+
+    @Option(names = "--variant-lib", paramLabel = "NAME=DIR",
+            description = "The assembled broker a variant runs (default: --lib), to compare two builds.")
+    private List<String> variantLibs = new ArrayList<>();
+
     @Option(names = "--je", paramLabel = "NAME=VALUE",
             description = "A JE parameter for every Tandem store's <envConfig> (repeatable), e.g."
                     + " je.log.fileMax=100000000.")
@@ -268,6 +282,10 @@ public final class MatrixBenchmark implements Callable<Integer> {
             out.println("Tandem / peer (KB/s over the Artemis column of the same kind):");
             out.println(report.tables().peerRatios().markdown());
         }
+        report.medians().variantRatios().ifPresent(table -> {
+            out.println("Each variant over the first variant:");
+            out.println(table.markdown());
+        });
         out.println("Targets:");
         out.print(report.tables().targetsMarkdown());
         out.println();
@@ -282,6 +300,10 @@ public final class MatrixBenchmark implements Callable<Integer> {
         out.println(medians.peerRatios().markdown());
         medians.shareOfStandalone().ifPresent(table -> {
             out.println("Share of No HA within each round: the median (each round):");
+            out.println(table.markdown());
+        });
+        medians.variantRatios().ifPresent(table -> {
+            out.println("Each variant over the first variant within each round: the median (each round):");
             out.println(table.markdown());
         });
         medians.growth().ifPresent(table -> {
@@ -433,6 +455,10 @@ public final class MatrixBenchmark implements Callable<Integer> {
                 throw new CommandLine.ParameterException(commandLine,
                         "--url drives one external broker; --configs applies only to the brokers this command starts");
             }
+            if (!variantOptions.isEmpty() || !variantLibs.isEmpty()) {
+                throw new CommandLine.ParameterException(commandLine,
+                        "--url drives one external broker; --variant applies only to the brokers this command starts");
+            }
             configurations = List.of(MatrixConfiguration.external(label));
             return;
         }
@@ -452,7 +478,39 @@ public final class MatrixBenchmark implements Callable<Integer> {
             }
         }
         chosen.sort(Comparator.comparingInt(MatrixConfiguration.ALL::indexOf));
-        configurations = List.copyOf(chosen);
+        List<BrokerVariant> variants;
+        try {
+            variants = BrokerVariant.parse(variantOptions, variantLibs, lib, brokerJvmOptions);
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(commandLine, e.getMessage());
+        }
+        configurations = List.copyOf(withVariants(chosen, variants));
+    }
+
+    /** Each Tandem configuration once per variant, in the variants' order, side by side; the peers as they are. */
+    static List<MatrixConfiguration> withVariants(List<MatrixConfiguration> chosen, List<BrokerVariant> variants) {
+        if (variants.isEmpty()) {
+            return chosen;
+        }
+        List<MatrixConfiguration> columns = new ArrayList<>();
+        for (MatrixConfiguration configuration : chosen) {
+            if (configuration.isPeer()) {
+                columns.add(configuration);
+            } else {
+                variants.forEach(variant -> columns.add(configuration.withVariant(variant)));
+            }
+        }
+        return columns;
+    }
+
+    /** The columns a command line would run, in their order, without running anything (for tests). */
+    static List<MatrixConfiguration> columns(String... args) {
+        MatrixBenchmark benchmark = new MatrixBenchmark();
+        CommandLine commandLine = commandLine(benchmark);
+        commandLine.parseArgs(args);
+        benchmark.spec = commandLine.getCommandSpec();
+        benchmark.resolveOptions();
+        return benchmark.configurations;
     }
 
     // ------------------------------------------------------------------ configurations started here
@@ -496,7 +554,8 @@ public final class MatrixBenchmark implements Callable<Integer> {
                     List<String> rep = new ArrayList<>(configuration.nodes() == 2
                             ? List.of("je.rep.electionsPrimaryRetries=0") : List.of());
                     rep.addAll(repConfig);
-                    cluster = HaCluster.write(directory, lib, brokerJvmOptions, configuration.nodes(),
+                    cluster = HaCluster.write(directory, lib(configuration), jvmOptions(configuration),
+                            configuration.nodes(),
                             configuration.durability(), configuration.coalescingSync(), false, rep,
                             configuration.replicationTls(), envConfig);
                     try {
@@ -511,8 +570,9 @@ public final class MatrixBenchmark implements Callable<Integer> {
                     user = cluster.user();
                     password = cluster.password();
                 } else {
-                    BrokerFiles files = BrokerFiles.write(directory, lib, StoreSetup.COALESCING, "128MiB", envConfig);
-                    nodes.add(BrokerProcess.start(lib, files, brokerJvmOptions));
+                    BrokerFiles files = BrokerFiles.write(directory, lib(configuration), StoreSetup.COALESCING,
+                            "128MiB", envConfig);
+                    nodes.add(BrokerProcess.start(lib(configuration), files, jvmOptions(configuration)));
                     user = files.user();
                     password = files.password();
                 }
@@ -547,6 +607,16 @@ public final class MatrixBenchmark implements Callable<Integer> {
                 ResultsFolder.deleteTree(directory);
             }
         }
+    }
+
+    /** The build a Tandem column runs: its variant's, else {@code --lib}. */
+    private Path lib(MatrixConfiguration configuration) {
+        return configuration.variant() == null ? lib : configuration.variant().lib();
+    }
+
+    /** The JVM options of a Tandem column's brokers: its variant's (the common ones first), else the common ones. */
+    private List<String> jvmOptions(MatrixConfiguration configuration) {
+        return configuration.variant() == null ? brokerJvmOptions : configuration.variant().jvmOptions();
     }
 
     private void measure(MatrixConfiguration configuration, int k, String name, Clients jms,
@@ -752,6 +822,9 @@ public final class MatrixBenchmark implements Callable<Integer> {
                     + " Tandem moved more.\n\n")
                     .append(tables.peerRatios().markdown()).append('\n');
         }
+        new MatrixMedians(configurations, clients, List.of(tables)).variantRatios().ifPresent(table -> text.append(
+                "## Each variant over the first\n\nEach later variant's KB/s over the first variant's column of the"
+                        + " same set-up at the same N.\n\n").append(table.markdown()).append('\n'));
         text.append("## Targets\n\n");
         text.append("The default configuration (NO_SYNC, NO_SYNC, SIMPLE_MAJORITY with coalescing-sync, two nodes)"
                 + " at 16 and 64 clients: at least 75 % of No HA, and at least 4x SYNC, SYNC, ALL.\n\n");
@@ -834,6 +907,9 @@ public final class MatrixBenchmark implements Callable<Integer> {
         medians.shareOfStandalone().ifPresent(table -> text.append("## Share of No HA, median (each round)\n\n"
                 + "The target for the default configuration at N = 16 and 64 is 75 %.\n\n")
                 .append(table.markdown()).append('\n'));
+        medians.variantRatios().ifPresent(table -> text.append("## Each variant over the first, median (each round)"
+                + "\n\nEach later variant's rate over the first variant's column of the same set-up in the same round."
+                + "\n\n").append(table.markdown()).append('\n'));
         medians.growth().ifPresent(table -> text.append("## Rate against the previous N, median (each round)\n\n")
                 .append(table.markdown()).append('\n'));
         text.append("## Latency p50 / p99 (ms), medians\n\n").append(medians.latency().markdown()).append('\n');
@@ -874,9 +950,13 @@ public final class MatrixBenchmark implements Callable<Integer> {
     /** The options given to the brokers: JVM options (every broker) and JE parameters (Tandem's stores). */
     private String brokerSettings() {
         List<String> je = concat(envConfig, repConfig);
+        List<BrokerVariant> variants = configurations.stream().map(MatrixConfiguration::variant)
+                .filter(Objects::nonNull).distinct().toList();
         return "Broker JVM options: " + (brokerJvmOptions.isEmpty() ? "none (JVM defaults)"
                 : String.join(" ", brokerJvmOptions)) + "; JE parameters of Tandem's stores: "
-                + (je.isEmpty() ? "none (the shipped defaults)" : String.join(" ", je));
+                + (je.isEmpty() ? "none (the shipped defaults)" : String.join(" ", je))
+                + (variants.isEmpty() ? "" : "; variants of Tandem's brokers: " + String.join("; ",
+                        variants.stream().map(BrokerVariant::describe).toList()));
     }
 
     private static List<String> concat(List<String> first, List<String> second) {

@@ -17,12 +17,19 @@ import java.util.List;
  * @param replicationTls whether the group replicates over TLS ({@code <replicationTls>}, node certificates made by
  *                       {@link HaCluster} with keytool)
  * @param peer           the peer set-up this column runs, or null for Tandem (or an external broker)
+ * @param variant        the build and JVM options of Tandem's brokers ({@code --variant}), or null for the command's
+ *                       own ({@code --lib}, {@code --broker-jvm-option})
  */
 public record MatrixConfiguration(String id, String label, int nodes, String durability, boolean coalescingSync,
-                                  boolean replicationTls, PeerCluster.Shape peer) {
+                                  boolean replicationTls, PeerCluster.Shape peer, BrokerVariant variant) {
 
     public MatrixConfiguration(String id, String label, int nodes, String durability, boolean coalescingSync) {
         this(id, label, nodes, durability, coalescingSync, false, null);
+    }
+
+    public MatrixConfiguration(String id, String label, int nodes, String durability, boolean coalescingSync,
+                               boolean replicationTls, PeerCluster.Shape peer) {
+        this(id, label, nodes, durability, coalescingSync, replicationTls, peer, null);
     }
 
     /** The baseline: the standalone store with the broker's default settings. */
@@ -78,6 +85,34 @@ public record MatrixConfiguration(String id, String label, int nodes, String dur
                         + String.join(", ", ALL.stream().map(MatrixConfiguration::id).toList())));
     }
 
+    /**
+     * This Tandem set-up run by {@code variant}: id {@code <id>@<variant>} and label {@code <label> [<variant>]}, so
+     * that the variants of one set-up are columns side by side.
+     */
+    public MatrixConfiguration withVariant(BrokerVariant variant) {
+        if (isPeer() || external() || this.variant != null) {
+            throw new IllegalArgumentException(id + " takes no variant: only Tandem's own set-ups do, once");
+        }
+        return new MatrixConfiguration(id + "@" + variant.name(), label + " [" + variant.name() + "]", nodes,
+                durability, coalescingSync, replicationTls, null, variant);
+    }
+
+    /** The id of the set-up without its variant ({@code default} for {@code default@base}). */
+    public String setupId() {
+        int at = id.indexOf('@');
+        return at < 0 ? id : id.substring(0, at);
+    }
+
+    /** Whether this column runs {@code setup}, in any variant. */
+    public boolean runs(MatrixConfiguration setup) {
+        return setupId().equals(setup.setupId());
+    }
+
+    /** The column of {@code setup} run by this column's variant (the same column's set-up for a baseline). */
+    public MatrixConfiguration sameVariant(MatrixConfiguration setup) {
+        return variant == null ? setup : setup.withVariant(variant);
+    }
+
     public boolean replicated() {
         return nodes > 1;
     }
@@ -112,6 +147,7 @@ public record MatrixConfiguration(String id, String label, int nodes, String dur
                     : "standalone") + ", persistent; " + durability;
         }
         return (replicated() ? "bdb-ha, " + nodes + " nodes" : "bdb (standalone)") + ", durability " + durability
-                + ", coalescingSync " + coalescingSync + (replicationTls ? ", replication over TLS" : "");
+                + ", coalescingSync " + coalescingSync + (replicationTls ? ", replication over TLS" : "")
+                + (variant == null ? "" : "; variant " + variant.describe());
     }
 }

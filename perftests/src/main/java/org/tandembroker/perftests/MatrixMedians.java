@@ -76,18 +76,39 @@ public final class MatrixMedians {
      * median and every round's share. Empty when No HA is not among the configurations.
      */
     public Optional<Table> shareOfStandalone() {
-        if (!configurations.contains(MatrixConfiguration.NON_HA)) {
-            return Optional.empty();
-        }
         List<MatrixConfiguration> replicated = configurations.stream()
-                .filter(c -> c.replicated() && !c.isPeer()).toList();
+                .filter(c -> c.replicated() && !c.isPeer())
+                .filter(c -> configurations.contains(c.sameVariant(MatrixConfiguration.NON_HA))).toList();
         if (replicated.isEmpty()) {
             return Optional.empty();
         }
-        return Optional.of(perConfiguration(replicated, c -> c.label() + " / No HA", (c, n) -> ratios(
-                tables -> rate(tables, c, n).flatMap(rate -> rate(tables, MatrixConfiguration.NON_HA, n)
-                        .map(standalone -> rate / standalone)),
-                share -> String.format(Locale.ROOT, "%.0f %%", 100 * share))));
+        return Optional.of(perConfiguration(replicated,
+                c -> c.label() + " / " + c.sameVariant(MatrixConfiguration.NON_HA).label(), (c, n) -> ratios(
+                        tables -> rate(tables, c, n).flatMap(rate -> rate(tables,
+                                c.sameVariant(MatrixConfiguration.NON_HA), n).map(standalone -> rate / standalone)),
+                        share -> String.format(Locale.ROOT, "%.0f %%", 100 * share))));
+    }
+
+    /**
+     * With variants ({@code --variant}): each later variant's column over the first variant's column of the same
+     * set-up, within each round: the median and every round's ratio. Empty without a second variant.
+     */
+    public Optional<Table> variantRatios() {
+        List<MatrixConfiguration> later = configurations.stream()
+                .filter(c -> c.variant() != null && firstVariantOf(c).filter(first -> !first.equals(c)).isPresent())
+                .toList();
+        if (later.isEmpty()) {
+            return Optional.empty();
+        }
+        return Optional.of(perConfiguration(later, c -> c.label() + " / " + firstVariantOf(c).get().label(),
+                (c, n) -> ratios(tables -> rate(tables, c, n).flatMap(rate -> rate(tables, firstVariantOf(c).get(), n)
+                        .map(first -> rate / first)), MatrixTables::times)));
+    }
+
+    /** The column of the same set-up run by the first variant, if the run has it. */
+    private Optional<MatrixConfiguration> firstVariantOf(MatrixConfiguration configuration) {
+        return configurations.stream().filter(c -> c.variant() != null && c.setupId().equals(configuration.setupId()))
+                .findFirst();
     }
 
     /**

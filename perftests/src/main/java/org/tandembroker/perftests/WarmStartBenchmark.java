@@ -168,7 +168,7 @@ public final class WarmStartBenchmark implements Callable<Integer> {
     private Report run(Progress progress) throws Exception {
         applyPresets();
         List<WarmStartRun.Setup> chosen = setups.stream().map(WarmStartRun.Setup::named).toList();
-        List<WarmStartRun.Variant> variants = variants();
+        List<BrokerVariant> variants = variants();
         if (bucket.toMillis() % WarmStartCurve.SLOT_MILLIS != 0
                 || REPORTED_BUCKET.toMillis() % bucket.toMillis() != 0) {
             throw new CommandLine.ParameterException(spec.commandLine(),
@@ -182,13 +182,13 @@ public final class WarmStartBenchmark implements Callable<Integer> {
         WarmStartRun runner = new WarmStartRun(timing, temp, results, progress);
         progress.println(String.format(Locale.ROOT, "warm-start: setups %s, variants %s, %d rounds, N=%d,"
                         + " warm reference %s from %s after serving; results in %s", setups,
-                variants.stream().map(WarmStartRun.Variant::name).toList(), rounds, pairs, warmWindow, warmAfter,
+                variants.stream().map(BrokerVariant::name).toList(), rounds, pairs, warmWindow, warmAfter,
                 results));
         runner.warmClients(variants.get(0), clientWarmUp);
         List<Row> rows = new ArrayList<>();
         for (int round = 1; round <= rounds; round++) {
             for (WarmStartRun.Setup setup : chosen) {
-                for (WarmStartRun.Variant variant : variants) {
+                for (BrokerVariant variant : variants) {
                     progress.run(String.format(Locale.ROOT, "round %d/%d %s %s", round, rounds, setup.label(),
                             variant.name()), Duration.ZERO);
                     WarmStartRun.Result result = runner.run(setup, variant, round);
@@ -237,41 +237,13 @@ public final class WarmStartBenchmark implements Callable<Integer> {
         }
     }
 
-    private List<WarmStartRun.Variant> variants() {
-        Map<String, Path> libs = new LinkedHashMap<>();
-        for (String pair : variantLibs) {
-            String[] nameValue = nameValue(pair, "--variant-lib");
-            libs.put(nameValue[0], Path.of(nameValue[1]));
+    private List<BrokerVariant> variants() {
+        try {
+            return BrokerVariant.parse(variantOptions.isEmpty() ? List.of("default=") : variantOptions, variantLibs,
+                    lib, brokerJvmOptions);
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
         }
-        List<String> specs = variantOptions.isEmpty() ? List.of("default=") : variantOptions;
-        List<WarmStartRun.Variant> variants = new ArrayList<>();
-        for (String pair : specs) {
-            String[] nameValue = nameValue(pair, "--variant");
-            List<String> options = new ArrayList<>(brokerJvmOptions);
-            Arrays.stream(nameValue[1].trim().split("\\s+")).filter(o -> !o.isEmpty()).forEach(options::add);
-            if (variants.stream().anyMatch(v -> v.name().equals(nameValue[0]))) {
-                throw new CommandLine.ParameterException(spec.commandLine(), "--variant: '" + nameValue[0]
-                        + "' is named twice");
-            }
-            variants.add(new WarmStartRun.Variant(nameValue[0], libs.getOrDefault(nameValue[0], lib),
-                    List.copyOf(options)));
-        }
-        for (String name : libs.keySet()) {
-            if (variants.stream().noneMatch(v -> v.name().equals(name))) {
-                throw new CommandLine.ParameterException(spec.commandLine(), "--variant-lib names '" + name
-                        + "', which no --variant defines");
-            }
-        }
-        return variants;
-    }
-
-    private String[] nameValue(String pair, String option) {
-        int eq = pair.indexOf('=');
-        if (eq <= 0 || !pair.substring(0, eq).matches("[A-Za-z0-9_.-]+")) {
-            throw new CommandLine.ParameterException(spec.commandLine(), option
-                    + " must read NAME=VALUE with a name of letters, digits, '.', '_' or '-', not '" + pair + "'");
-        }
-        return new String[] {pair.substring(0, eq), pair.substring(eq + 1)};
     }
 
     private WarmStartCurve.Reading read(WarmStartRun.Result result) {
@@ -412,7 +384,7 @@ public final class WarmStartBenchmark implements Callable<Integer> {
         return table;
     }
 
-    private String document(List<Row> rows, List<WarmStartRun.Variant> variants, Machine machine) {
+    private String document(List<Row> rows, List<BrokerVariant> variants, Machine machine) {
         StringBuilder text = new StringBuilder();
         text.append("# Warm start, ").append(LocalDateTime.now().format(DateTimeFormatter.ISO_LOCAL_DATE_TIME))
                 .append("\n\n");
@@ -430,7 +402,7 @@ public final class WarmStartBenchmark implements Callable<Integer> {
                     .append('\n');
         }
         text.append("\nVariants (in each round every setup runs every variant, in this order):\n\n");
-        WarmStartRun.describe(variants).forEach(line -> text.append(line).append('\n'));
+        variants.forEach(v -> text.append("- ").append(v.describe()).append('\n'));
         text.append("\n## Best of the rounds\n\n").append(bestTable(rows).markdown());
         text.append("\n## Every run\n\n").append(runTable(rows, false).markdown());
         text.append("\n\"load\": the machine's 1-minute load average as the run started.\n");

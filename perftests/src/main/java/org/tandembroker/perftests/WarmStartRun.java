@@ -52,10 +52,6 @@ public final class WarmStartRun {
         }
     }
 
-    /** A broker build and JVM options under test: baseline, or a candidate. */
-    public record Variant(String name, Path lib, List<String> jvmOptions) {
-    }
-
     /** The timing of a run. */
     public record Timing(int pairs, int bodySize, Duration beforeKill, Duration warmAfter, Duration warmWindow,
                          Duration drainLimit) {
@@ -66,7 +62,7 @@ public final class WarmStartRun {
     }
 
     /** What a run saw. */
-    public record Result(Setup setup, Variant variant, int round, double loadAverage, long[] slots,
+    public record Result(Setup setup, BrokerVariant variant, int round, double loadAverage, long[] slots,
                          DeliveryLedger.Check ledger, boolean drained, List<String> errors, String note) {
         /** Whether every confirmed message arrived, the load ran without errors, and the curve has data. */
         public boolean ok() {
@@ -87,7 +83,7 @@ public final class WarmStartRun {
     }
 
     /** Runs {@code setup} with {@code variant}; a failure is a result with a note, never an exception. */
-    public Result run(Setup setup, Variant variant, int round) throws InterruptedException {
+    public Result run(Setup setup, BrokerVariant variant, int round) throws InterruptedException {
         double load = SystemCpu.loadAverage();
         String prefix = String.format(Locale.ROOT, "%s-%s-%d", setup.label(), variant.name(), round);
         try {
@@ -104,7 +100,7 @@ public final class WarmStartRun {
      * Runs the load against a throwaway standalone broker for {@code length}, so that the clients' JVM (this one)
      * is warm before a measured broker starts: then only the broker is cold.
      */
-    public void warmClients(Variant variant, Duration length) throws Exception {
+    public void warmClients(BrokerVariant variant, Duration length) throws Exception {
         if (length.isZero()) {
             return;
         }
@@ -125,7 +121,7 @@ public final class WarmStartRun {
         }
     }
 
-    private Result fresh(Variant variant, int round, double loadAverage, String prefix) throws Exception {
+    private Result fresh(BrokerVariant variant, int round, double loadAverage, String prefix) throws Exception {
         Path directory = Files.createTempDirectory(temp, "tandem-perf-warm-start-");
         try {
             BrokerFiles files = BrokerFiles.write(directory, variant.lib(), StoreSetup.COALESCING, null, List.of());
@@ -147,7 +143,7 @@ public final class WarmStartRun {
         }
     }
 
-    private Result failover(Variant variant, int round, double loadAverage, String prefix) throws Exception {
+    private Result failover(BrokerVariant variant, int round, double loadAverage, String prefix) throws Exception {
         try (HaCluster cluster = HaCluster.write(Files.createTempDirectory(temp, "tandem-perf-warm-failover-"),
                 variant.lib(), variant.jvmOptions(), 2, FailoverRun.DURABILITY, true, true, List.of())) {
             progress.update(prefix + ": starting a two-node group");
@@ -176,7 +172,7 @@ public final class WarmStartRun {
     }
 
     /** Waits for the first confirmation from the watched broker, then follows it to the end of the warm window. */
-    private Result follow(Setup setup, Variant variant, int round, double loadAverage, SteadyLoad load,
+    private Result follow(Setup setup, BrokerVariant variant, int round, double loadAverage, SteadyLoad load,
                           WarmStartCurve curve, Supplier<Boolean> alive) throws InterruptedException {
         long deadline = System.nanoTime() + LIMIT.toNanos();
         while (load.firstConfirmAfterOrigin() == 0 && System.nanoTime() < deadline && alive.get()
@@ -218,15 +214,5 @@ public final class WarmStartRun {
      */
     static String patient(String uri) {
         return Clients.withOption(uri, "jms.connectTimeout=60000");
-    }
-
-    /** The variants' libraries and options as one line each, for the results. */
-    static List<String> describe(List<Variant> variants) {
-        List<String> lines = new ArrayList<>();
-        for (Variant v : variants) {
-            lines.add(String.format(Locale.ROOT, "- `%s`: lib `%s`, broker JVM options `%s`", v.name(), v.lib(),
-                    v.jvmOptions().isEmpty() ? "(none)" : String.join(" ", v.jvmOptions())));
-        }
-        return lines;
     }
 }

@@ -37,6 +37,26 @@ class MatrixBenchmarkSmokeIT {
 
     @Test
     @Timeout(300)
+    void eachVariantsJvmOptionsReachOnlyItsOwnBrokers() throws Exception {
+        Path resultsBase = Path.of(System.getProperty("perftests.results", "target/smoke-results"));
+
+        MatrixBenchmark.Report report = MatrixBenchmark.run("--profile", "smoke", "--configs", "non-ha",
+                "--variant", "plain=", "--variant", "broken=-XX:+NoSuchJvmOption", "--results",
+                resultsBase.toString());
+
+        assertThat(report.runs()).extracting(run -> run.configuration().id())
+                .containsExactly("non-ha@plain", "non-ha@broken");
+        assertThat(report.runs().get(0).failure()).as("the plain variant").isNull();
+        assertThat(report.runs().get(0).result().ledger().missing()).isZero();
+        assertThat(report.runs().get(1).failure()).as("the broken variant").startsWith("did not start")
+                .contains("the process exited before it was ready");
+        assertThat(report.complete()).isFalse();
+        assertThat(report.resultsFolder().resolve("matrix.md")).content()
+                .contains("| No HA [plain] ", "| No HA [broken] ", "broker JVM options `-XX:+NoSuchJvmOption`");
+    }
+
+    @Test
+    @Timeout(300)
     void smokeProfileMeasuresNonHaAndTheDefaultAndWritesEveryOutput() throws Exception {
         Path resultsBase = Path.of(System.getProperty("perftests.results", "target/smoke-results"));
 

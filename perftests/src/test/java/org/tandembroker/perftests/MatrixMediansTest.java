@@ -2,6 +2,7 @@ package org.tandembroker.perftests;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import org.HdrHistogram.Histogram;
@@ -80,6 +81,40 @@ class MatrixMediansTest {
 
         assertThat(medians.cpuPerMessage().rows()).containsExactly(List.of("5 (16/16)", "500 / 250 / 800 / 100"));
         assertThat(medians.latency().rows()).containsExactly(List.of("5 (16/16)", "2.00 / 2.00"));
+    }
+
+    @Test
+    void withVariantsEachLaterVariantIsTakenOverTheFirstWithinEachRoundAndEachPairOverItsOwnNoHa() {
+        BrokerVariant base = new BrokerVariant("base", Path.of("lib"), List.of(), List.of());
+        BrokerVariant next = new BrokerVariant("next", Path.of("other-lib"), List.of(), List.of());
+        List<MatrixConfiguration> columns = List.of(NON_HA.withVariant(base), NON_HA.withVariant(next),
+                DEFAULT.withVariant(base), DEFAULT.withVariant(next), PAIR);
+        // Round 1: next / base = 1.10x standalone, 1.25x pair; round 2: 0.90x and 1.05x.
+        MatrixTables first = new MatrixTables(columns, List.of(16), List.of(run(columns.get(0), 16, 10000),
+                run(columns.get(1), 16, 11000), run(columns.get(2), 16, 6000), run(columns.get(3), 16, 7500),
+                run(PAIR, 16, 5000)));
+        MatrixTables second = new MatrixTables(columns, List.of(16), List.of(run(columns.get(0), 16, 10000),
+                run(columns.get(1), 16, 9000), run(columns.get(2), 16, 8000), run(columns.get(3), 16, 8400),
+                run(PAIR, 16, 8000)));
+
+        MatrixMedians medians = new MatrixMedians(columns, List.of(16), List.of(first, second));
+
+        assertThat(medians.variantRatios()).get().extracting(Table::header).isEqualTo(List.of(
+                "Test (producers/consumers)", "No HA [next] / No HA [base]",
+                DEFAULT.label() + " [next] / " + DEFAULT.label() + " [base]"));
+        assertThat(medians.variantRatios()).get().extracting(Table::rows).isEqualTo(List.of(
+                List.of("5 (16/16)", "1.00x (1.10x / 0.90x)", "1.15x (1.25x / 1.05x)")));
+        // Each pair over the No HA of its own variant: 60 % and 80 %; 68 % and 93 %.
+        assertThat(medians.shareOfStandalone()).get().extracting(Table::rows).isEqualTo(List.of(
+                List.of("5 (16/16)", "70 % (60 % / 80 %)", "81 % (68 % / 93 %)")));
+        assertThat(medians.peerRatios().rows()).containsExactly(
+                List.of("5 (16/16)", "1.10x (1.20x / 1.00x)", "1.28x (1.50x / 1.05x)"));
+    }
+
+    @Test
+    void withoutASecondVariantThereIsNoVariantTable() {
+        assertThat(new MatrixMedians(CONFIGURATIONS, List.of(16), List.of(round(16, 8000, 6000, 5000)))
+                .variantRatios()).isEmpty();
     }
 
     private static MatrixTables round(int n, long standalone, long pair, long peerPair) {

@@ -3,6 +3,7 @@ package org.tandembroker.perftests;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -190,6 +191,42 @@ class MatrixTablesTest {
     }
 
     /** A successful run of {@code kbPerSecond} with 1 KB bodies over a 10 s window. */
+    @Test
+    void withVariantsEachVariantsDefaultIsJudgedAgainstTheSameVariantsNoHaAndMarkedOnItsOwn() {
+        BrokerVariant on = new BrokerVariant("on", Path.of("lib"), List.of(), List.of());
+        BrokerVariant off = new BrokerVariant("off", Path.of("lib"), List.of(), List.of("-Dx=false"));
+        MatrixConfiguration nonHaOn = NON_HA.withVariant(on);
+        MatrixConfiguration nonHaOff = NON_HA.withVariant(off);
+        MatrixConfiguration defaultOn = DEFAULT.withVariant(on);
+        MatrixConfiguration defaultOff = DEFAULT.withVariant(off);
+        List<MatrixRun> runs = List.of(run(nonHaOn, 16, 4000), run(nonHaOff, 16, 2000), run(defaultOn, 16, 3200),
+                run(defaultOff, 16, 1800));
+        MatrixTables tables = new MatrixTables(List.of(nonHaOn, nonHaOff, defaultOn, defaultOff), List.of(16), runs);
+
+        // 3,200 / 4,000 = 80 % for "on", 1,800 / 2,000 = 90 % for "off": each against its own No HA.
+        assertThat(tables.specLayout().rows()).containsExactly(List.of("5 (16/16)", "4,000 (0.0%)", "2,000 (0.0%)",
+                "3,200 (-20.0%)", "1,800 (-10.0%)"));
+        assertThat(tables.targetsMarkdown()).contains(
+                "N=16: default [on] >= 75 % of No HA: met, 80.0 % of No HA (3,200 vs 4,000 KB/s)",
+                "N=16: default [off] >= 75 % of No HA: met, 90.0 % of No HA (1,800 vs 2,000 KB/s)",
+                "N=16: default [off] >= 4x SYNC, SYNC, ALL: not measured (sync-sync-all@off is not among");
+        assertThat(tables.specLayout().markdown()).contains("| No HA [on] ", "| No HA [off] ")
+                .doesNotContain("MISSED");
+    }
+
+    @Test
+    void aVariantThatMissesATargetIsTheOnlyColumnMarked() {
+        BrokerVariant a = new BrokerVariant("a", Path.of("lib"), List.of(), List.of());
+        BrokerVariant b = new BrokerVariant("b", Path.of("lib"), List.of(), List.of());
+        List<MatrixConfiguration> columns = List.of(NON_HA.withVariant(a), NON_HA.withVariant(b),
+                DEFAULT.withVariant(a), DEFAULT.withVariant(b));
+        MatrixTables tables = new MatrixTables(columns, List.of(16), List.of(run(columns.get(0), 16, 4000),
+                run(columns.get(1), 16, 4000), run(columns.get(2), 16, 3600), run(columns.get(3), 16, 2000)));
+
+        assertThat(tables.specLayout().rows().get(0)).containsExactly("5 (16/16)", "4,000 (0.0%)", "4,000 (0.0%)",
+                "3,600 (-10.0%)", "2,000 (-50.0%) **MISSED**");
+    }
+
     private static MatrixRun run(MatrixConfiguration configuration, int n, long kbPerSecond) {
         long messages = kbPerSecond * 10;
         return new MatrixRun(configuration, n, result(n, messages,
