@@ -296,8 +296,10 @@ public final class MatrixBenchmark implements Callable<Integer> {
     private static void printMedians(PrintStream out, MatrixMedians medians) {
         out.println("Messages per second, the median of " + medians.rounds() + " rounds (lowest-highest):");
         out.println(medians.messagesPerSecondTable().markdown());
-        out.println("Tandem / peer within each round: the median (each round):");
-        out.println(medians.peerRatios().markdown());
+        if (medians.peerRatios().header().size() > 1) {
+            out.println("Tandem / peer within each round: the median (each round):");
+            out.println(medians.peerRatios().markdown());
+        }
         medians.shareOfStandalone().ifPresent(table -> {
             out.println("Share of No HA within each round: the median (each round):");
             out.println(table.markdown());
