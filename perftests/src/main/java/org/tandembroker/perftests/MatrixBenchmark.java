@@ -184,9 +184,10 @@ public final class MatrixBenchmark implements Callable<Integer> {
 
     @Option(names = "--variant", paramLabel = "NAME=OPTIONS",
             description = "Run every Tandem configuration once per variant, the variants side by side in each round"
-                    + " (repeatable): its name and the broker JVM options it adds, space-separated, e.g. --variant"
-                    + " on= --variant off=-Dtandem.store.prefillLogFiles=false. Columns read <id>@<name>; the"
-                    + " medians add each variant over the first. The peers run once per round.")
+                    + " (repeatable): its name and what it adds, space-separated: broker JVM options, and JE"
+                    + " parameters je.NAME=VALUE for its stores, e.g. --variant on= --variant"
+                    + " off=-Dtandem.store.prefillLogFiles=false or --variant big=je.log.fileMax=200000000. Columns"
+                    + " read <id>@<name>; the medians add each variant over the first. The peers run once per round.")
     private List<String> variantOptions = new ArrayList<>();
 
     @Option(names = "--variant-lib", paramLabel = "NAME=DIR",
@@ -556,10 +557,12 @@ public final class MatrixBenchmark implements Callable<Integer> {
                     List<String> rep = new ArrayList<>(configuration.nodes() == 2
                             ? List.of("je.rep.electionsPrimaryRetries=0") : List.of());
                     rep.addAll(repConfig);
+                    if (configuration.variant() != null) {
+                        rep.addAll(configuration.variant().repConfig());
+                    }
                     cluster = HaCluster.write(directory, lib(configuration), jvmOptions(configuration),
-                            configuration.nodes(),
-                            configuration.durability(), configuration.coalescingSync(), false, rep,
-                            configuration.replicationTls(), envConfig);
+                            configuration.nodes(), configuration.durability(), configuration.coalescingSync(), false,
+                            rep, configuration.replicationTls(), envConfig(configuration));
                     try {
                         cluster.start(Duration.ZERO);
                     } finally {
@@ -573,7 +576,7 @@ public final class MatrixBenchmark implements Callable<Integer> {
                     password = cluster.password();
                 } else {
                     BrokerFiles files = BrokerFiles.write(directory, lib(configuration), StoreSetup.COALESCING,
-                            "128MiB", envConfig);
+                            "128MiB", envConfig(configuration));
                     nodes.add(BrokerProcess.start(lib(configuration), files, jvmOptions(configuration)));
                     user = files.user();
                     password = files.password();
@@ -619,6 +622,11 @@ public final class MatrixBenchmark implements Callable<Integer> {
     /** The JVM options of a Tandem column's brokers: its variant's (the common ones first), else the common ones. */
     private List<String> jvmOptions(MatrixConfiguration configuration) {
         return configuration.variant() == null ? brokerJvmOptions : configuration.variant().jvmOptions();
+    }
+
+    /** The JE parameters of a Tandem column's stores: {@code --je}'s, then its variant's. */
+    private List<String> envConfig(MatrixConfiguration configuration) {
+        return configuration.variant() == null ? envConfig : concat(envConfig, configuration.variant().envConfig());
     }
 
     private void measure(MatrixConfiguration configuration, int k, String name, Clients jms,

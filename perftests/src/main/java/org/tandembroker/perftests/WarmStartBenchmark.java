@@ -54,9 +54,9 @@ public final class WarmStartBenchmark implements Callable<Integer> {
     private List<String> setups;
 
     @Option(names = "--variant", paramLabel = "NAME=OPTIONS",
-            description = "A variant: its name and the broker JVM options it adds, space-separated (repeatable;"
-                    + " default: one variant 'default' without options), e.g. --variant base= --variant"
-                    + " c2='-XX:Tier4InvocationThreshold=2000'.")
+            description = "A variant: its name and the broker JVM options (and je.NAME=VALUE JE parameters) it adds,"
+                    + " space-separated (repeatable; default: one variant 'default' without options), e.g. --variant"
+                    + " base= --variant c2='-XX:Tier4InvocationThreshold=2000'.")
     private List<String> variantOptions = new ArrayList<>();
 
     @Option(names = "--variant-lib", paramLabel = "NAME=DIR",

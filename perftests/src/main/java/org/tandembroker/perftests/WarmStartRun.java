@@ -105,7 +105,8 @@ public final class WarmStartRun {
         }
         Path directory = Files.createTempDirectory(temp, "tandem-perf-warm-clients-");
         try {
-            BrokerFiles files = BrokerFiles.write(directory, variant.lib(), StoreSetup.COALESCING, null, List.of());
+            BrokerFiles files = BrokerFiles.write(directory, variant.lib(), StoreSetup.COALESCING, null,
+                    variant.envConfig());
             try (BrokerProcess broker = BrokerProcess.start(variant.lib(), files, variant.jvmOptions())) {
                 SteadyLoad load = new SteadyLoad(new Clients(patient(broker.uri()), files.user(),
                         files.password(), timing.bodySize(), 0), "warm-clients", timing.pairs());
@@ -123,7 +124,8 @@ public final class WarmStartRun {
     private Result fresh(BrokerVariant variant, int round, double loadAverage, String prefix) throws Exception {
         Path directory = Files.createTempDirectory(temp, "tandem-perf-warm-start-");
         try {
-            BrokerFiles files = BrokerFiles.write(directory, variant.lib(), StoreSetup.COALESCING, null, List.of());
+            BrokerFiles files = BrokerFiles.write(directory, variant.lib(), StoreSetup.COALESCING, null,
+                    variant.envConfig());
             progress.update(prefix + ": starting a fresh broker");
             try (BrokerProcess broker = BrokerProcess.start(variant.lib(), files, variant.jvmOptions())) {
                 long listening = System.nanoTime();
@@ -144,7 +146,8 @@ public final class WarmStartRun {
 
     private Result failover(BrokerVariant variant, int round, double loadAverage, String prefix) throws Exception {
         try (HaCluster cluster = HaCluster.write(Files.createTempDirectory(temp, "tandem-perf-warm-failover-"),
-                variant.lib(), variant.jvmOptions(), 2, FailoverRun.DURABILITY, true, true, List.of())) {
+                variant.lib(), variant.jvmOptions(), 2, FailoverRun.DURABILITY, true, true, variant.repConfig(), false,
+                variant.envConfig())) {
             progress.update(prefix + ": starting a two-node group");
             cluster.start(Duration.ZERO);
             CatchUpProbe.awaitRoles(cluster, LIMIT, progress).close();

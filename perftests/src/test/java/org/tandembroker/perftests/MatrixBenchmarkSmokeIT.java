@@ -37,15 +37,17 @@ class MatrixBenchmarkSmokeIT {
 
     @Test
     @Timeout(300)
-    void eachVariantsJvmOptionsReachOnlyItsOwnBrokers() throws Exception {
+    void eachVariantsJvmOptionsAndJeParametersReachOnlyItsOwnBrokers() throws Exception {
         Path resultsBase = Path.of(System.getProperty("perftests.results", "target/smoke-results"));
 
         MatrixBenchmark.Report report = MatrixBenchmark.run("--profile", "smoke", "--configs", "non-ha",
-                "--variant", "plain=", "--variant", "broken=-XX:+NoSuchJvmOption", "--results",
-                resultsBase.toString());
+                "--variant", "plain=", "--variant", "broken=-XX:+NoSuchJvmOption", "--variant",
+                "unknown=je.noSuchParameter=1", "--results", resultsBase.toString());
 
         assertThat(report.runs()).extracting(run -> run.configuration().id())
-                .containsExactly("non-ha@plain", "non-ha@broken");
+                .containsExactly("non-ha@plain", "non-ha@broken", "non-ha@unknown");
+        assertThat(report.runs().get(2).failure()).as("the variant with an unknown JE parameter")
+                .startsWith("did not start").contains("je.noSuchParameter");
         assertThat(report.runs().get(0).failure()).as("the plain variant").isNull();
         assertThat(report.runs().get(0).result().ledger().missing()).isZero();
         assertThat(report.runs().get(1).failure()).as("the broken variant").startsWith("did not start")

@@ -51,6 +51,21 @@ class MatrixColumnsTest {
     }
 
     @Test
+    void aVariantsJeParametersGoToItsStoresTheReplicationOnesToReplicatedNodesOnly() {
+        List<MatrixConfiguration> columns = MatrixBenchmark.columns("--configs", "default", "--je", "je.x=1",
+                "--variant", "base=", "--variant",
+                "big=je.log.fileMax=200000000 -Xmx1g je.rep.feederBatchNs=0 -Dje.notAParameter=1");
+
+        BrokerVariant big = columns.get(1).variant();
+        assertThat(big.ownOptions()).containsExactly("-Xmx1g", "-Dje.notAParameter=1");
+        assertThat(big.jeParameters()).containsExactly("je.log.fileMax=200000000", "je.rep.feederBatchNs=0");
+        assertThat(big.envConfig()).containsExactly("je.log.fileMax=200000000");
+        assertThat(big.repConfig()).containsExactly("je.rep.feederBatchNs=0");
+        assertThat(big.describe()).endsWith(", JE parameters `je.log.fileMax=200000000 je.rep.feederBatchNs=0`");
+        assertThat(columns.get(0).variant().jeParameters()).isEmpty();
+    }
+
+    @Test
     void aBadVariantIsRefusedNamingTheOptionAtFault() {
         assertRefused("a variant named twice", "'a' is named twice", "--variant", "a=", "--variant", "a=-Dx=1");
         assertRefused("a malformed pair", "--variant must read NAME=VALUE", "--variant", "-Dx=1");
