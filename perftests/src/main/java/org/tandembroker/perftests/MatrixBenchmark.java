@@ -491,7 +491,8 @@ public final class MatrixBenchmark implements Callable<Integer> {
     }
 
     /** Each Tandem configuration once per variant, in the variants' order, side by side; the peers as they are. */
-    static List<MatrixConfiguration> withVariants(List<MatrixConfiguration> chosen, List<BrokerVariant> variants) {
+    private static List<MatrixConfiguration> withVariants(List<MatrixConfiguration> chosen,
+                                                          List<BrokerVariant> variants) {
         if (variants.isEmpty()) {
             return chosen;
         }
@@ -536,6 +537,7 @@ public final class MatrixBenchmark implements Callable<Integer> {
             String password;
             HaCluster cluster = null;
             PeerCluster peer = null;
+            BrokerVariant tandem = brokersOf(configuration);
             try {
                 if (configuration.isPeer()) {
                     peer = PeerCluster.write(directory, configuration.peer(), brokerJvmOptions);
@@ -557,12 +559,10 @@ public final class MatrixBenchmark implements Callable<Integer> {
                     List<String> rep = new ArrayList<>(configuration.nodes() == 2
                             ? List.of("je.rep.electionsPrimaryRetries=0") : List.of());
                     rep.addAll(repConfig);
-                    if (configuration.variant() != null) {
-                        rep.addAll(configuration.variant().repConfig());
-                    }
-                    cluster = HaCluster.write(directory, lib(configuration), jvmOptions(configuration),
-                            configuration.nodes(), configuration.durability(), configuration.coalescingSync(), false,
-                            rep, configuration.replicationTls(), envConfig(configuration));
+                    rep.addAll(tandem.repConfig());
+                    cluster = HaCluster.write(directory, tandem.lib(), tandem.jvmOptions(), configuration.nodes(),
+                            configuration.durability(), configuration.coalescingSync(), false, rep,
+                            configuration.replicationTls(), concat(envConfig, tandem.envConfig()));
                     try {
                         cluster.start(Duration.ZERO);
                     } finally {
@@ -575,9 +575,9 @@ public final class MatrixBenchmark implements Callable<Integer> {
                     user = cluster.user();
                     password = cluster.password();
                 } else {
-                    BrokerFiles files = BrokerFiles.write(directory, lib(configuration), StoreSetup.COALESCING,
-                            "128MiB", envConfig(configuration));
-                    nodes.add(BrokerProcess.start(lib(configuration), files, jvmOptions(configuration)));
+                    BrokerFiles files = BrokerFiles.write(directory, tandem.lib(), StoreSetup.COALESCING, "128MiB",
+                            concat(envConfig, tandem.envConfig()));
+                    nodes.add(BrokerProcess.start(tandem.lib(), files, tandem.jvmOptions()));
                     user = files.user();
                     password = files.password();
                 }
@@ -614,19 +614,13 @@ public final class MatrixBenchmark implements Callable<Integer> {
         }
     }
 
-    /** The build a Tandem column runs: its variant's, else {@code --lib}. */
-    private Path lib(MatrixConfiguration configuration) {
-        return configuration.variant() == null ? lib : configuration.variant().lib();
-    }
-
-    /** The JVM options of a Tandem column's brokers: its variant's (the common ones first), else the common ones. */
-    private List<String> jvmOptions(MatrixConfiguration configuration) {
-        return configuration.variant() == null ? brokerJvmOptions : configuration.variant().jvmOptions();
-    }
-
-    /** The JE parameters of a Tandem column's stores: {@code --je}'s, then its variant's. */
-    private List<String> envConfig(MatrixConfiguration configuration) {
-        return configuration.variant() == null ? envConfig : concat(envConfig, configuration.variant().envConfig());
+    /**
+     * The build, JVM options and JE parameters of a Tandem column's brokers: its variant, else the command's own
+     * ({@code --lib}, {@code --broker-jvm-option}); {@code --je} and {@code --rep} go before either's JE parameters.
+     */
+    private BrokerVariant brokersOf(MatrixConfiguration configuration) {
+        return configuration.variant() != null ? configuration.variant()
+                : new BrokerVariant("command", lib, brokerJvmOptions, List.of());
     }
 
     private void measure(MatrixConfiguration configuration, int k, String name, Clients jms,
